@@ -1,0 +1,15 @@
+#include "inference/ad/ops/exp.hpp"
+
+#include "inference/ad/tape.hpp"
+
+namespace bvi::ad {
+
+Var exp(const Var& x) {
+  Tape& tape = x.tape();
+  Var y = tape.make(x.rows(), x.cols(), x.has_adj());
+  Eigen::Map<Eigen::ArrayXXd>(tape.val_ptr(y), y.rows(), y.cols()) = x.val().exp();
+  if (y.has_adj()) tape.on_backward([x, y] { x.adj() += y.adj() * y.val(); });
+  return y;
+}
+
+}  // namespace bvi::ad
