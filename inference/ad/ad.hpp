@@ -10,3 +10,4 @@
 #include "inference/ad/ops/sum.hpp"
 #include "inference/ad/tape.hpp"
 #include "inference/ad/var.hpp"
+#include "inference/ad/ops/bernoulli_logit_glm.hpp"

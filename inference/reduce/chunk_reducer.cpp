@@ -1,0 +1,54 @@
+#include "inference/reduce/chunk_reducer.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <exception>
+
+namespace bvi::reduce {
+
+ChunkReducer::ChunkReducer(const ShardPlan& plan, Communicator& comm, int threads)
+    : plan_(plan),
+      comm_(comm),
+      threads_(std::max(1, threads)),
+      first_chunk_(plan.first_chunk(comm.rank(), comm.size())),
+      last_chunk_(plan.last_chunk(comm.rank(), comm.size())) {}
+
+void ChunkReducer::sum(Index len, const Work& work, double* total) {
+  const Index owned = last_chunk_ - first_chunk_;
+  const Index stride = (len + 7) / 8 * 8;
+  // Grows once to the largest request, then is reused: no allocation per step.
+  if (local_.size() < owned * stride) local_.resize(owned * stride);
+  std::exception_ptr error;
+  const int nt = static_cast<int>(std::min<Index>(threads_, std::max<Index>(owned, 1)));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+  for (Index k = 0; k < owned; ++k) {
+    double* partial = local_.data() + k * stride;
+    std::fill(partial, partial + len, 0.0);
+    try {
+      work(omp_get_thread_num(), first_chunk_ + k, partial);
+    } catch (...) {
+#pragma omp critical(bvi_reducer_error)
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+
+  const double* all = local_.data();
+  if (comm_.size() > 1) {
+    counts_.assign(comm_.size(), 0);
+    for (int r = 0; r < comm_.size(); ++r)
+      counts_[r] = static_cast<long>(
+          (plan_.last_chunk(r, comm_.size()) - plan_.first_chunk(r, comm_.size())) * stride);
+    if (global_.size() < plan_.n_chunks * stride) global_.resize(plan_.n_chunks * stride);
+    comm_.allgatherv(local_.data(), counts_, global_.data());
+    all = global_.data();
+  }
+  // Each element is summed over chunks in chunk order; splitting the elements between threads
+  // does not change that order, so this part may be parallel too.
+  Eigen::Map<Eigen::ArrayXd> out(total, len);
+  out.setZero();
+  for (Index c = 0; c < plan_.n_chunks; ++c) out += Eigen::Map<const Eigen::ArrayXd>(all + c * stride, len);
+}
+
+}  // namespace bvi::reduce

@@ -1,0 +1,47 @@
+#pragma once
+// Sums per-chunk partial results over threads and ranks in a fixed order (Stan's reduce_sum,
+// made bit-reproducible): each owned chunk is computed by one thread into its own slot, the slots
+// of all ranks are gathered, and every rank adds them in chunk order.
+#include <Eigen/Core>
+#include <functional>
+#include <vector>
+
+#include "inference/reduce/communicator.hpp"
+#include "inference/reduce/shard_plan.hpp"
+
+namespace bvi::reduce {
+
+class ChunkReducer {
+ public:
+  // `work(thread, chunk, partial)` adds chunk `chunk`'s contribution into `partial` (zeroed,
+  // `len` doubles). `thread` in [0, threads()) indexes per-thread scratch such as AD tapes.
+  using Work = std::function<void(int thread, Index chunk, double* partial)>;
+
+  ChunkReducer(const ShardPlan& plan, Communicator& comm, int threads);
+
+  // total[0..len) = sum over every chunk of every rank, added in chunk order. Identical bits on
+  // every rank for any thread count. An exception in any thread is rethrown here (the first one).
+  void sum(Index len, const Work& work, double* total);
+
+  int threads() const { return threads_; }
+  const ShardPlan& plan() const { return plan_; }
+  Communicator& comm() { return comm_; }
+  Index first_chunk() const { return first_chunk_; }
+  Index last_chunk() const { return last_chunk_; }
+
+ private:
+  ShardPlan plan_;
+  Communicator& comm_;
+  int threads_;
+  Index first_chunk_, last_chunk_;
+  // Slots are `stride` doubles apart, stride = len rounded up to a cache line, in 64-byte aligned
+  // storage: a chunk's slot then has the same alignment whichever rank or thread computes it.
+  // That matters for bit-reproducibility: Eigen peels unaligned heads and tails of vectorized
+  // loops into scalar code whose rounding differs (std::exp vs its packet exp, pairwise vs
+  // sequential sums).
+  Eigen::VectorXd local_;   // owned chunks x stride
+  Eigen::VectorXd global_;  // all chunks x stride (only with several ranks)
+  std::vector<long> counts_;
+};
+
+}  // namespace bvi::reduce

@@ -1,0 +1,18 @@
+#pragma once
+// The rows of the dataset this process holds, as the log joint reads them: features row-major
+// (rows x cols), responses, and where the rows sit in the whole dataset (ranks hold slices).
+#include <Eigen/Core>
+
+namespace bvi::models {
+
+template <class T>
+struct DataView {
+  const T* x = nullptr;
+  const double* y = nullptr;
+  Eigen::Index rows = 0;        // rows held here
+  Eigen::Index cols = 0;        // features
+  Eigen::Index first_row = 0;   // global index of the first row held here
+  Eigen::Index total_rows = 0;  // rows in the whole dataset
+};
+
+}  // namespace bvi::models

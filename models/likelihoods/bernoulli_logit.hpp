@@ -1,0 +1,26 @@
+#pragma once
+// Logistic regression: y_n ~ Bernoulli(sigmoid(alpha + x_n . beta)).
+#include "models/likelihoods/likelihood.hpp"
+
+namespace bvi::models {
+
+class BernoulliLogit final : public Likelihood {
+ public:
+  BernoulliLogit(const ParameterLayout& layout, bool fused);
+  std::string name() const override { return "bernoulli_logit"; }
+  std::string check_response(double y) const override;
+  ad::Var log_lik(const ad::Var& params, const DataBlock<double>& block) const override;
+  ad::Var log_lik(const ad::Var& params, const DataBlock<float>& block) const override;
+
+ private:
+  template <class T>
+  ad::Var fused(const ad::Var& params, const DataBlock<T>& block) const;
+  template <class T>
+  ad::Var composed(const ad::Var& params, const DataBlock<T>& block) const;
+
+  Index beta_offset_ = 0, beta_size_ = 0;
+  Index alpha_offset_ = -1;  // -1: no intercept
+  bool fused_;
+};
+
+}  // namespace bvi::models

@@ -1,0 +1,82 @@
+#include "models/log_joint.hpp"
+
+#include <algorithm>
+
+#include "inference/ad/ad.hpp"
+
+namespace bvi::models {
+
+template <class T>
+LogJoint<T>::LogJoint(const Model& model, DataView<T> data, reduce::ChunkReducer& reducer,
+                      LogJointOptions options)
+    : model_(model), data_(data), reducer_(reducer), options_(options) {
+  for (int t = 0; t < reducer_.threads(); ++t)
+    tapes_.push_back(std::make_unique<ad::Tape>(std::size_t(4) << 20));
+}
+
+template <class T>
+void LogJoint<T>::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::VectorXd> lp,
+                           Eigen::MatrixXd* grad, Scale scale) {
+  const Index S = theta.rows();
+  if (grad) grad->resize(S, dim());
+  for (Index s0 = 0; s0 < S; s0 += options_.max_batch) {
+    const Index n = std::min(options_.max_batch, S - s0);
+    evaluate_batch(theta.middleRows(s0, n), lp.segment(s0, n), grad, s0, scale);
+  }
+}
+
+template <class T>
+void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
+                                 Eigen::Ref<Eigen::VectorXd> lp, Eigen::MatrixXd* grad, Index grad_row,
+                                 Scale scale) {
+  const Index S = theta.rows(), P = dim();
+  theta_buf_ = theta;  // contiguous column-major copy; reuses its storage when S is unchanged
+  if (grad) grad_buf_.setZero(S, P);
+
+  // Head: transforms, Jacobian and priors, once for the batch.
+  head_tape_.rewind();
+  ad::Var theta_var = grad ? head_tape_.leaf(theta_buf_.data(), grad_buf_.data(), S, P)
+                           : head_tape_.constant(theta_buf_.data(), S, P);
+  ad::Var log_jac;
+  ad::Var params = scale == Scale::unconstrained ? model_.constrain(theta_var, &log_jac) : theta_var;
+  ad::Var head = model_.log_prior(params);
+  if (log_jac.rows() > 0) head = ad::add(head, log_jac);
+
+  // Likelihood: the rows this process holds, block by block, each chunk into its own slot.
+  const Index len = grad ? S + S * P : S;
+  total_.resize(len);
+  const double* param_vals = params.val_data();
+  const reduce::ShardPlan& plan = reducer_.plan();
+  const Likelihood& lik = model_.likelihood();
+  reducer_.sum(
+      len,
+      [&](int thread, Index chunk, double* partial) {
+        ad::Tape& tape = *tapes_[thread];
+        const Index end = plan.chunk_end_row(chunk);
+        for (Index r0 = plan.chunk_begin_row(chunk); r0 < end; r0 += plan.block_rows) {
+          const Index local = r0 - data_.first_row;
+          const Index m = std::min(plan.block_rows, end - r0);
+          DataBlock<T> block{data_.x + local * data_.cols, data_.y + local, m, data_.cols};
+          tape.rewind();
+          ad::Var p = grad ? tape.leaf(param_vals, partial + S, S, P) : tape.constant(param_vals, S, P);
+          ad::Var ll = lik.log_lik(p, block);
+          if (grad) tape.backward(ll);
+          Eigen::Map<Eigen::ArrayXd>(partial, S) += ll.val().col(0);
+        }
+      },
+      total_.data());
+
+  lp = head.val().col(0).matrix() + total_.head(S);
+  if (grad) {
+    // d lik / d params, reduced over all rows, enters the head tape where params was made, and the
+    // head's backward pass adds the prior and Jacobian terms and carries it back to theta.
+    params.adj() += Eigen::Map<const Eigen::ArrayXXd>(total_.data() + S, S, P);
+    head_tape_.backward(head);
+    grad->middleRows(grad_row, S) = grad_buf_;
+  }
+}
+
+template class LogJoint<double>;
+template class LogJoint<float>;
+
+}  // namespace bvi::models

@@ -1,0 +1,56 @@
+#pragma once
+// The batched ("vmapped") log joint: log p(data, theta) for S parameter draws at once, and its
+// S x P gradient, summed over the data in fixed-size row blocks (memory O(S x block), not
+// O(S x N)) through a ChunkReducer that makes the sum independent of threads and ranks.
+#include <Eigen/Core>
+#include <memory>
+#include <vector>
+
+#include "inference/ad/tape.hpp"
+#include "inference/reduce/chunk_reducer.hpp"
+#include "models/data_view.hpp"
+#include "models/model.hpp"
+
+namespace bvi::models {
+
+enum class Scale {
+  unconstrained,  // theta on the unconstrained scale; the log-Jacobian of the transform is added
+  constrained,    // parameters as the user sees them; no Jacobian (what `eval` reports)
+};
+
+struct LogJointOptions {
+  Index max_batch = 256;  // draws per pass; larger requests are split, so memory stays bounded
+};
+
+template <class T>
+class LogJoint {
+ public:
+  LogJoint(const Model& model, DataView<T> data, reduce::ChunkReducer& reducer, LogJointOptions options = {});
+
+  Index dim() const { return model_.dim(); }
+  const Model& model() const { return model_; }
+  reduce::ChunkReducer& reducer() { return reducer_; }
+
+  // lp(s) = log p(data, theta_s) (+ log-Jacobian on the unconstrained scale) for the S rows of
+  // `theta` (S x P); with `grad`, also d lp(s) / d theta_s as row s of an S x P matrix.
+  void evaluate(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::VectorXd> lp,
+                Eigen::MatrixXd* grad, Scale scale = Scale::unconstrained);
+
+ private:
+  void evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::VectorXd> lp,
+                      Eigen::MatrixXd* grad, Index grad_row, Scale scale);
+
+  const Model& model_;
+  DataView<T> data_;
+  reduce::ChunkReducer& reducer_;
+  LogJointOptions options_;
+  ad::Tape head_tape_;                            // transforms and priors, once per batch
+  std::vector<std::unique_ptr<ad::Tape>> tapes_;  // one per thread, for the row blocks
+  Eigen::MatrixXd theta_buf_, grad_buf_;          // the batch, column-major S x P
+  Eigen::VectorXd total_;                         // reduced [lp (S), d lik / d params (S x P)]
+};
+
+extern template class LogJoint<double>;
+extern template class LogJoint<float>;
+
+}  // namespace bvi::models

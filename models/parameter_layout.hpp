@@ -1,0 +1,62 @@
+#pragma once
+// Where each model parameter lives in a draw vector. Draws are S x P matrices (one row per draw),
+// column-major, so each parameter block is a contiguous run of columns. Order and names follow
+// CmdStan's CSV: alpha, beta.1 ... beta.D.
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "models/priors/prior_family.hpp"
+
+namespace bvi::models {
+
+using Index = Eigen::Index;
+
+struct ParameterBlock {
+  std::string name;
+  Index offset = 0;
+  Index size = 1;
+  bool is_vector = false;           // names get ".1" ... ".size"
+  std::vector<std::string> labels;  // per element, e.g. the feature names of beta (may be empty)
+  Support support = Support::real;
+};
+
+class ParameterLayout {
+ public:
+  void add(ParameterBlock block) {
+    block.offset = dim_;
+    dim_ += block.size;
+    blocks_.push_back(std::move(block));
+  }
+  Index dim() const { return dim_; }
+  const std::vector<ParameterBlock>& blocks() const { return blocks_; }
+  const ParameterBlock* find(const std::string& name) const {
+    for (const auto& b : blocks_)
+      if (b.name == name) return &b;
+    return nullptr;
+  }
+  // CmdStan column names: "alpha", "beta.1", ...
+  std::vector<std::string> column_names() const {
+    std::vector<std::string> out;
+    for (const auto& b : blocks_) {
+      if (!b.is_vector)
+        out.push_back(b.name);
+      else
+        for (Index i = 0; i < b.size; ++i) out.push_back(b.name + "." + std::to_string(i + 1));
+    }
+    return out;
+  }
+  // The label of each column (a feature name, or "" when the parameter has none).
+  std::vector<std::string> column_labels() const {
+    std::vector<std::string> out;
+    for (const auto& b : blocks_)
+      for (Index i = 0; i < b.size; ++i) out.push_back(i < Index(b.labels.size()) ? b.labels[i] : "");
+    return out;
+  }
+
+ private:
+  std::vector<ParameterBlock> blocks_;
+  Index dim_ = 0;
+};
+
+}  // namespace bvi::models

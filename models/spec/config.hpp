@@ -1,0 +1,77 @@
+#pragma once
+// The typed, validated config (SPEC.md "The config file"). Produced by parse_config(); every
+// default is filled in and every value has been range-checked against the schema tables.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/spec/schema.hpp"
+
+namespace bvi::spec {
+
+struct DataConfig {
+  std::string csv;  // resolved path (relative paths are taken from the config's folder)
+  std::string response;
+  std::optional<std::vector<std::string>> features;  // default: every column but the response
+  bool standardize = false;
+  std::string dtype = "float64";  // "float64" | "float32"
+};
+
+// A hyperparameter as written: one number, one per coefficient, or (later) a parameter name.
+struct HyperValue {
+  std::vector<double> values;  // size 1 (broadcast) or one per coefficient
+  std::string pointer;         // where it was given, for messages
+};
+
+struct PriorConfig {
+  std::string family;                        // e.g. "normal"
+  std::map<std::string, HyperValue> hypers;  // e.g. {"loc": ..., "scale": ...}
+  std::string pointer;                       // "/model/priors/beta"
+};
+
+struct ModelConfig {
+  std::string likelihood = "bernoulli_logit";
+  bool intercept = false;
+  std::map<std::string, PriorConfig> priors;  // by parameter name
+};
+
+struct OptimizerConfig {
+  std::string name;
+  double learning_rate = 0.0;                         // sgd, adam
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;  // adam
+  double decay = 0.0;                                 // adam: step size lr / (1 + decay t)^(1/2)
+  std::optional<double> eta;                          // adaptive: null = adapt eta
+  long long adapt_iterations = 50;                    // adaptive
+  double tau = 1.0, alpha = 0.1;                      // adaptive
+};
+
+struct InferenceConfig {
+  std::string algorithm = "meanfield";
+  long long draws_per_step = 0;
+  OptimizerConfig optimizer;
+  long long max_iterations = 0;
+  std::optional<double> tol_rel_obj;
+  long long eval_elbo = 0;
+  long long elbo_samples = 0;
+  long long seed = 0;
+  long long output_draws = 0;
+  long long final_elbo_draws = 0;
+};
+
+struct Config {
+  std::string path;  // the config file as given
+  std::string dir;   // its folder, against which data paths resolve
+  Json resolved;     // the whole config with defaults filled in (`check --explain`)
+  DataConfig data;
+  ModelConfig model;
+  InferenceConfig inference;
+};
+
+// Reads, validates and resolves a config file. Throws Error: no_input (66) when the file cannot
+// be read, config (78) for invalid JSON, unknown keys, wrong types or out-of-range values.
+Config parse_config(const std::string& path);
+// The same from text, with `dir` the folder relative data paths are taken from.
+Config parse_config_text(const std::string& text, const std::string& path, const std::string& dir);
+
+}  // namespace bvi::spec

@@ -1,0 +1,237 @@
+#include "models/spec/config_schema.hpp"
+
+#include "common/error.hpp"
+
+namespace bvi::spec {
+
+const Section& root_section() {
+  static const Section s{
+      "",
+      "The config file: one JSON object.",
+      {
+          {"data", Kind::object, nullptr, true, {}, {}, "The dataset: a CSV file and its columns."},
+          {"model", Kind::object, nullptr, true, {}, {}, "Likelihood and priors."},
+          {"inference",
+           Kind::object,
+           Json::object(),
+           false,
+           {},
+           {},
+           "How the variational approximation is fitted (all optional)."},
+      }};
+  return s;
+}
+
+const Section& data_section() {
+  static const Section s{
+      "/data",
+      "The dataset: a CSV file with a header row.",
+      {
+          {"csv",
+           Kind::string,
+           nullptr,
+           true,
+           {},
+           {},
+           "Path of the CSV file, relative to the config file's folder (absolute paths as they are)."},
+          {"response", Kind::string, nullptr, true, {}, {}, "Name of the response column."},
+          {"features",
+           Kind::string_array,
+           nullptr,
+           false,
+           {},
+           {},
+           "Names of the feature columns, in the order of the coefficients. Default: every column but the "
+           "response, in file order."},
+          {"standardize",
+           Kind::boolean,
+           false,
+           false,
+           {},
+           {},
+           "Centre each feature and divide it by its sample standard deviation before fitting."},
+          {"dtype",
+           Kind::choice,
+           "float64",
+           false,
+           {},
+           {"float64", "float32"},
+           "Storage of the features: float32 halves the memory and runs the matrix products in single "
+           "precision, accumulating in double."},
+      }};
+  return s;
+}
+
+const Section& model_section() {
+  static const Section s{
+      "/model",
+      "The model: likelihood and priors.",
+      {
+          {"likelihood",
+           Kind::choice,
+           nullptr,
+           true,
+           {},
+           {"bernoulli_logit"},
+           "The observation model. bernoulli_logit: logistic regression, y in {0, 1}."},
+          {"intercept",
+           Kind::boolean,
+           false,
+           false,
+           {},
+           {},
+           "Add an intercept `alpha` to the linear predictor."},
+          {"priors",
+           Kind::object,
+           nullptr,
+           true,
+           {},
+           {},
+           "One prior per parameter: `beta` (the coefficients), and `alpha` when `intercept` is true. "
+           "Each is an object with one key, the distribution, holding its hyperparameters."},
+      }};
+  return s;
+}
+
+const Section& inference_section() {
+  static const Section s{
+      "/inference",
+      "How the Gaussian approximation is fitted. Every key is optional.",
+      {
+          {"algorithm",
+           Kind::choice,
+           "meanfield",
+           false,
+           {},
+           {"meanfield", "fullrank"},
+           "Variational family on the unconstrained space: independent normals, or a multivariate normal "
+           "with a full covariance (Cholesky factor)."},
+          {"draws_per_step",
+           Kind::integer,
+           64,
+           false,
+           between(1, 1e6),
+           {},
+           "Monte Carlo draws per gradient step, evaluated as one batch."},
+          {"optimizer",
+           Kind::object,
+           Json{{"name", "adam"}},
+           false,
+           {},
+           {},
+           "The stochastic optimizer; its keys depend on `name`."},
+          {"max_iterations",
+           Kind::integer,
+           10000,
+           false,
+           between(1, 1e9),
+           {},
+           "Upper bound on gradient steps."},
+          {"tol_rel_obj",
+           Kind::nullable_number,
+           1e-3,
+           false,
+           positive(),
+           {},
+           "Stop when the mean or median relative ELBO change over recent evaluations falls below this "
+           "(Stan's rule). null: run every iteration."},
+          {"eval_elbo",
+           Kind::integer,
+           100,
+           false,
+           between(1, 1e9),
+           {},
+           "Estimate the ELBO every this many iterations (for the stopping rule and elbo.csv)."},
+          {"elbo_samples",
+           Kind::integer,
+           100,
+           false,
+           between(1, 1e7),
+           {},
+           "Draws per ELBO estimate during the run."},
+          {"final_elbo_draws",
+           Kind::integer,
+           4000,
+           false,
+           between(1000, 1e8),
+           {},
+           "Draws for the ELBO reported in the summary, estimated at the final approximation."},
+          {"seed",
+           Kind::integer,
+           10003,
+           false,
+           between(0, 9.007199254740991e15),
+           {},
+           "Seed of the counter-based random stream (overridden by --seed)."},
+          {"output_draws",
+           Kind::integer,
+           1000,
+           false,
+           between(0, 1e8),
+           {},
+           "Draws from the approximation written to draws.csv (and used for PSIS k-hat)."},
+      }};
+  return s;
+}
+
+const std::vector<std::string>& optimizer_names() {
+  static const std::vector<std::string> names{"sgd", "adam", "adaptive"};
+  return names;
+}
+
+const Section& optimizer_section(const std::string& name) {
+  static const Field name_field{"name",
+                                Kind::choice,
+                                "adam",
+                                false,
+                                {},
+                                optimizer_names(),
+                                "sgd: plain gradient ascent (the notebook's); adam: Adam; adaptive: Stan's "
+                                "ADVI step-size sequence with eta adaptation."};
+  static const Section sgd{
+      "/inference/optimizer",
+      "Plain stochastic gradient ascent with a constant step.",
+      {name_field, {"learning_rate", Kind::number, 0.01, false, positive(), {}, "Step size."}}};
+  static const Section adam{
+      "/inference/optimizer",
+      "Adam (Kingma & Ba 2015) with the step decaying as learning_rate / sqrt(1 + decay * t).",
+      {name_field,
+       {"learning_rate", Kind::number, 0.1, false, positive(), {}, "Initial step size."},
+       {"decay", Kind::number, 0.0, false, at_least(0), {}, "Step decay rate per iteration."},
+       {"beta1", Kind::number, 0.9, false, {0, 1, false, true}, {}, "Decay of the first-moment average."},
+       {"beta2", Kind::number, 0.999, false, {0, 1, false, true}, {}, "Decay of the second-moment average."},
+       {"epsilon", Kind::number, 1e-8, false, positive(), {}, "Added to the root second moment."}}};
+  static const Section adaptive{
+      "/inference/optimizer",
+      "Stan's ADVI step-size sequence rho_k = eta k^(-1/2 + 1e-16) / (tau + sqrt(s_k)), "
+      "s_k = alpha g_k^2 + (1 - alpha) s_(k-1), with eta chosen by a short adaptation phase.",
+      {name_field,
+       {"eta",
+        Kind::nullable_number,
+        nullptr,
+        false,
+        positive(),
+        {},
+        "Step-size scale; null: adapt it over {100, 10, 1, 0.1, 0.01}."},
+       {"adapt_iterations", Kind::integer, 50, false, between(1, 1e6), {}, "Iterations per eta tried."},
+       {"tau",
+        Kind::number,
+        1.0,
+        false,
+        positive(),
+        {},
+        "Added to the root of the running squared gradient."},
+       {"alpha",
+        Kind::number,
+        0.1,
+        false,
+        {0, 1, true, false},
+        {},
+        "Weight of the newest squared gradient."}}};
+  if (name == "sgd") return sgd;
+  if (name == "adam") return adam;
+  if (name == "adaptive") return adaptive;
+  throw config_error("/inference/optimizer/name", "unknown optimizer '" + name + "'");
+}
+
+}  // namespace bvi::spec

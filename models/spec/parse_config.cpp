@@ -1,0 +1,186 @@
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "models/priors/prior_family.hpp"
+#include "models/spec/config.hpp"
+#include "models/spec/config_schema.hpp"
+
+namespace bvi::spec {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// nlohmann reports a byte offset; users want the line.
+std::string json_error_place(const std::string& path, const std::string& text, std::size_t byte) {
+  long line = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i)
+    if (text[i] == '\n') ++line;
+  return file_line(path, line);
+}
+
+std::string strip_json_error(const std::string& what) {
+  // "[json.exception.parse_error.101] parse error at line 1, column 3: syntax error while parsing
+  // object - unexpected end of input; expected string literal" -> the part after the last ": ".
+  const auto pos = what.find(": ");
+  return pos == std::string::npos ? what : what.substr(pos + 2);
+}
+
+std::vector<std::string> model_parameters(bool intercept) {
+  std::vector<std::string> names{"beta"};
+  if (intercept) names.push_back("alpha");
+  return names;
+}
+
+Json resolve_priors(const Json& priors, bool intercept, ModelConfig& out) {
+  const std::string where = "/model/priors";
+  if (!priors.is_object()) throw config_error(where, "expected an object");
+  const auto params = model_parameters(intercept);
+  Json resolved = Json::object();
+  for (auto it = priors.begin(); it != priors.end(); ++it) {
+    const std::string at = child_pointer(where, it.key());
+    if (std::find(params.begin(), params.end(), it.key()) == params.end()) {
+      if (it.key() == "alpha")
+        throw config_error(at, "the model has no intercept; set /model/intercept to true to use alpha");
+      const std::string hint = suggest(it.key(), params);
+      throw config_error(at, "the model has no parameter '" + it.key() + "'" +
+                                 (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
+    }
+    const Json& body = it.value();
+    if (!body.is_object() || body.size() != 1)
+      throw config_error(at, "expected an object with one key, the distribution, e.g. {\"normal\": {...}}");
+    const std::string family_name = body.begin().key();
+    const models::PriorFamily* family = models::find_prior_family(family_name);
+    if (!family) {
+      std::vector<std::string> names;
+      std::string list;
+      for (const auto* f : models::prior_families()) {
+        names.push_back(f->name);
+        list += (list.empty() ? "" : ", ") + f->name;
+      }
+      const std::string hint = suggest(family_name, names);
+      throw config_error(child_pointer(at, family_name),
+                         "unknown distribution" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
+                             "; known: " + list);
+    }
+    const Section hyper_section{child_pointer(at, family_name), family->formula, family->hyperparameters};
+    const Json hypers = resolve_section(hyper_section, body.begin().value());
+    PriorConfig prior;
+    prior.family = family_name;
+    prior.pointer = at;
+    for (const auto& f : family->hyperparameters) {
+      HyperValue hv;
+      hv.pointer = child_pointer(hyper_section.pointer, f.name);
+      const Json& v = hypers.at(f.name);
+      if (v.is_array())
+        for (const auto& e : v) hv.values.push_back(e.get<double>());
+      else
+        hv.values.push_back(v.get<double>());
+      prior.hypers[f.name] = std::move(hv);
+    }
+    out.priors[it.key()] = std::move(prior);
+    resolved[it.key()] = Json{{family_name, hypers}};
+  }
+  for (const auto& p : params)
+    if (!out.priors.count(p))
+      throw config_error(where, "missing prior for '" + p + "'" +
+                                    (p == "alpha" ? " (intercept is true)" : " (the coefficients)"));
+  return resolved;
+}
+
+OptimizerConfig read_optimizer(const Json& o) {
+  OptimizerConfig c;
+  c.name = o.at("name").get<std::string>();
+  if (o.contains("learning_rate")) c.learning_rate = o.at("learning_rate").get<double>();
+  if (c.name == "adam") {
+    c.beta1 = o.at("beta1").get<double>();
+    c.beta2 = o.at("beta2").get<double>();
+    c.epsilon = o.at("epsilon").get<double>();
+    c.decay = o.at("decay").get<double>();
+  } else if (c.name == "adaptive") {
+    if (!o.at("eta").is_null()) c.eta = o.at("eta").get<double>();
+    c.adapt_iterations = o.at("adapt_iterations").get<long long>();
+    c.tau = o.at("tau").get<double>();
+    c.alpha = o.at("alpha").get<double>();
+  }
+  return c;
+}
+
+}  // namespace
+
+Config parse_config_text(const std::string& text, const std::string& path, const std::string& dir) {
+  Config cfg;
+  cfg.path = path;
+  cfg.dir = dir;
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw config_error(json_error_place(path, text, e.byte == 0 ? 0 : e.byte - 1),
+                       "invalid JSON: " + strip_json_error(e.what()));
+  }
+  Json root = resolve_section(root_section(), doc);
+
+  // data
+  Json data = resolve_section(data_section(), root.at("data"));
+  cfg.data.response = data.at("response").get<std::string>();
+  const std::string csv = data.at("csv").get<std::string>();
+  const fs::path csv_path(csv);
+  cfg.data.csv =
+      csv_path.is_absolute() || dir.empty() ? csv : (fs::path(dir) / csv_path).lexically_normal().string();
+  if (data.contains("features")) {
+    cfg.data.features = data.at("features").get<std::vector<std::string>>();
+    for (size_t i = 0; i < cfg.data.features->size(); ++i)
+      if ((*cfg.data.features)[i] == cfg.data.response)
+        throw config_error("/data/features/" + std::to_string(i),
+                           "the response '" + cfg.data.response + "' cannot also be a feature");
+  }
+  cfg.data.standardize = data.at("standardize").get<bool>();
+  cfg.data.dtype = data.at("dtype").get<std::string>();
+
+  // model
+  Json model = resolve_section(model_section(), root.at("model"));
+  cfg.model.likelihood = model.at("likelihood").get<std::string>();
+  cfg.model.intercept = model.at("intercept").get<bool>();
+  model["priors"] = resolve_priors(model.at("priors"), cfg.model.intercept, cfg.model);
+
+  // inference
+  Json inf = resolve_section(inference_section(), root.at("inference"));
+  const Json& opt_in = inf.at("optimizer");
+  if (!opt_in.is_object()) throw config_error("/inference/optimizer", "expected an object");
+  std::string opt_name = "adam";
+  if (opt_in.contains("name")) {
+    static const Field name_field{"name", Kind::choice, nullptr, false, {}, optimizer_names(), ""};
+    opt_name = resolve_value(name_field, opt_in.at("name"), "/inference/optimizer/name").get<std::string>();
+  }
+  inf["optimizer"] = resolve_section(optimizer_section(opt_name), opt_in);
+  cfg.inference.algorithm = inf.at("algorithm").get<std::string>();
+  cfg.inference.draws_per_step = inf.at("draws_per_step").get<long long>();
+  cfg.inference.optimizer = read_optimizer(inf.at("optimizer"));
+  cfg.inference.max_iterations = inf.at("max_iterations").get<long long>();
+  if (!inf.at("tol_rel_obj").is_null()) cfg.inference.tol_rel_obj = inf.at("tol_rel_obj").get<double>();
+  cfg.inference.eval_elbo = inf.at("eval_elbo").get<long long>();
+  cfg.inference.elbo_samples = inf.at("elbo_samples").get<long long>();
+  cfg.inference.final_elbo_draws = inf.at("final_elbo_draws").get<long long>();
+  cfg.inference.seed = inf.at("seed").get<long long>();
+  cfg.inference.output_draws = inf.at("output_draws").get<long long>();
+
+  cfg.resolved = Json{{"data", data}, {"model", model}, {"inference", inf}};
+  return cfg;
+}
+
+Config parse_config(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw input_error(path, "is a directory, not a config file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(path, "cannot open the config file (" + std::string(std::strerror(errno)) + ")");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const fs::path p(path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
+  return parse_config_text(ss.str(), path, dir);
+}
+
+}  // namespace bvi::spec
