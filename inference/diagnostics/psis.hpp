@@ -4,7 +4,7 @@
 // variational inference"). Draws theta_s ~ q give importance ratios r_s = p(theta_s, y) / q(theta_s);
 // a generalized Pareto distribution (GPD) is fitted to the largest ratios, and its shape k says
 // how heavy their tail is: k < 0.5 the ratios have finite variance, k > 0.7 the approximation is
-// not to be trusted (Yao et al. 2018, Sec. 2.2; Vehtari et al. 2024 give the sample-size-aware
+// not to be trusted (Yao et al. 2018; Vehtari et al. 2024, Sec. 3.2.4, eq. 13, give the sample-size-aware
 // threshold 1 - 1/log10(S), 0.67 for S = 1000).
 //
 // The algorithm follows Vehtari, Simpson, Gelman, Yao, Gabry, "Pareto smoothed importance
@@ -72,7 +72,7 @@ struct GeneralizedPareto {
 };
 
 // M = ceil(min(S / 5, 3 sqrt(S))): the number of largest ratios the GPD is fitted to
-// (Vehtari et al. 2024, Sec. 3 and App. H; loo's n_pareto with r_eff = 1). 95 for S = 1000.
+// (Vehtari et al. 2024, App. H; loo's n_pareto with r_eff = 1). 95 for S = 1000.
 Eigen::Index psis_tail_length(Eigen::Index num_draws);
 
 // Zhang & Stephens (2009) estimate of (k, sigma) from exceedances x_i >= 0 over a threshold,
