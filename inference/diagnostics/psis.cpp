@@ -1,0 +1,244 @@
+#include "inference/diagnostics/psis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace bvi::diagnostics {
+
+namespace {
+
+using Eigen::Index;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Loo's and ArviZ's minimum: a two-parameter fit to fewer draws is noise.
+constexpr Index kMinTailDraws = 5;
+
+// A tail is flat when max - u <= kFlatTailRelTol * max(1, |max|) (log scale). log p(theta, y) is a
+// sum over data rows whose rounding error grows with |log p| (blocked summation: a few eps
+// * |log p|; naive summation of 1e7 rows: ~1e-9 |log p|), and log p - log q is about
+// log p(y), of the same size, so the tolerance is relative to the log ratios themselves. Any
+// real mismatch between q and p spreads the top 10% of log ratios by far more (a spread of
+// 1e-9 |log p| means KL(q || p) is ~1e-18 |log p|^2: q is p to double precision).
+constexpr double kFlatTailRelTol = 1e-9;
+
+// Zhang & Stephens (2009), Sec. 4: grid of 30 + floor(sqrt(n)) points; the prior on theta is
+// scaled by the first quartile with the constant 3. Loo's wip: 10 pseudo-observations at 0.5.
+constexpr Index kMinGridPoints = 30;
+constexpr double kGridPriorScale = 3.0;
+constexpr double kPriorObservations = 10.0;
+constexpr double kPriorK = 0.5;
+
+double log_sum_exp(const Eigen::Ref<const Eigen::VectorXd>& v) {
+  if (v.size() == 0) return -kInf;
+  const double m = v.maxCoeff();
+  if (!std::isfinite(m)) return m;  // all -inf: -inf (NaN/+inf are screened out earlier)
+  return m + std::log((v.array() - m).exp().sum());
+}
+
+// log(e^a + e^b), for a finite and any b.
+double log_add_exp(double a, double b) {
+  if (b == -kInf) return a;
+  return std::max(a, b) + std::log1p(std::exp(-std::abs(a - b)));
+}
+
+// k(theta) = mean_i log1p(-theta x_i), the maximum likelihood k given theta = -k / sigma
+// (Zhang & Stephens 2009, Sec. 2, whose k is the negative of loo's and ours).
+double profile_k(double theta, const Eigen::VectorXd& x) {
+  return (-theta * x.array()).log1p().mean();
+}
+
+// What pareto_k_hat and psis_log_weights share: the sorted draws, the threshold and the fit.
+struct TailAnalysis {
+  ParetoFit fit{kInf, kNaN, 0, ParetoStatus::non_finite_ratio};
+  std::vector<Index> order;  // draws by ascending log ratio, ties by index
+  Index first_tail = 0;      // order[first_tail..S) are the exceedances when fitted
+  double max_log_ratio = kNaN;
+  double log_threshold = kNaN;  // log u - max_log_ratio
+};
+
+TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr) {
+  TailAnalysis t;
+  const Index S = lr.size();
+  for (Index s = 0; s < S; ++s)
+    if (std::isnan(lr[s]) || lr[s] == kInf) return t;  // non_finite_ratio
+
+  t.fit.status = ParetoStatus::too_few_tail_draws;
+  t.order.resize(static_cast<std::size_t>(S));
+  std::iota(t.order.begin(), t.order.end(), Index{0});
+  std::sort(t.order.begin(), t.order.end(),
+            [&lr](Index a, Index b) { return lr[a] < lr[b] || (lr[a] == lr[b] && a < b); });
+  if (S > 0) t.max_log_ratio = lr[t.order.back()];
+
+  const Index M = psis_tail_length(S);
+  if (M < kMinTailDraws) return t;  // also S = 0; M < S whenever M >= 5
+
+  const double max_lr = t.max_log_ratio;
+  const double u = lr[t.order[static_cast<std::size_t>(S - M - 1)]];
+  if (u == -kInf) {
+    t.fit.status = ParetoStatus::zero_weight_threshold;
+    return t;
+  }
+  t.log_threshold = u - max_lr;
+  if (max_lr - u <= kFlatTailRelTol * std::max(1.0, std::abs(max_lr))) {
+    t.fit = {-kInf, 0.0, 0, ParetoStatus::flat_tail};
+    return t;
+  }
+
+  // Ties with u are not exceedances: x = 0 is not a GPD value, and leaving them out keeps tied
+  // draws together (they all keep the raw weight u).
+  Index first = S - M;
+  while (first < S && lr[t.order[static_cast<std::size_t>(first)]] == u) ++first;
+  t.first_tail = first;
+  const Index n = S - first;
+  if (n < kMinTailDraws) return t;  // too_few_tail_draws
+
+  // x = (r - u) / r_max = e^lw (1 - e^(lw_u - lw)) with lw = log r - log r_max <= 0: no overflow,
+  // and -expm1 keeps the relative accuracy of exceedances just above u that e^lw - e^lw_u loses.
+  Eigen::VectorXd x(n);
+  for (Index j = 0; j < n; ++j) {
+    const double lw = lr[t.order[static_cast<std::size_t>(first + j)]] - max_lr;
+    x[j] = std::exp(lw) * -std::expm1(t.log_threshold - lw);
+  }
+  const GeneralizedPareto gpd = fit_generalized_pareto(x, /*weakly_informative_prior=*/true);
+  // The fit cannot give NaN for valid exceedances; if it ever does, fail safe as loo does.
+  const double k = std::isnan(gpd.k) ? kInf : gpd.k;
+  t.fit = {k, gpd.sigma, n, ParetoStatus::fitted};
+  return t;
+}
+
+}  // namespace
+
+const char* to_string(ParetoStatus status) {
+  switch (status) {
+    case ParetoStatus::fitted:
+      return "fitted";
+    case ParetoStatus::too_few_tail_draws:
+      return "too few tail draws";
+    case ParetoStatus::zero_weight_threshold:
+      return "most draws have zero weight";
+    case ParetoStatus::flat_tail:
+      return "flat tail (q matches p)";
+    case ParetoStatus::non_finite_ratio:
+      return "NaN or +inf log ratio";
+  }
+  return "unknown";
+}
+
+Index psis_tail_length(Index num_draws) {
+  if (num_draws <= 0) return 0;
+  const double S = static_cast<double>(num_draws);
+  // S / 5 rather than 0.2 * S: exact whenever the result is an integer, so ceil cannot round up.
+  return static_cast<Index>(std::ceil(std::min(S / 5.0, 3.0 * std::sqrt(S))));
+}
+
+GeneralizedPareto fit_generalized_pareto(const Eigen::Ref<const Eigen::VectorXd>& exceedances,
+                                         bool weakly_informative_prior) {
+  const Index n = exceedances.size();
+  if (n < 2)
+    throw std::invalid_argument("fit_generalized_pareto: needs at least 2 exceedances, got " +
+                                std::to_string(n));
+  if (!exceedances.allFinite() || (exceedances.array() < 0.0).any())
+    throw std::invalid_argument("fit_generalized_pareto: exceedances must be finite and >= 0");
+  Eigen::VectorXd x = exceedances;
+  std::sort(x.data(), x.data() + n);
+  const double x_max = x[n - 1];
+  if (!(x_max > 0.0)) throw std::invalid_argument("fit_generalized_pareto: all exceedances are 0");
+
+  // x* = the first quartile, x_(floor(n/4 + 1/2)) (1-based), sets the scale of the prior on theta.
+  // If more than a quarter of the exceedances are 0 (PSIS only gets 0 through underflow, from a
+  // tail spanning > 1e300), x* = 0 would put the whole grid at -inf: take the smallest positive.
+  double x_star = x[(n + 2) / 4 - 1];
+  if (x_star == 0.0) x_star = *std::find_if(x.data(), x.data() + n, [](double v) { return v > 0.0; });
+
+  // theta_j = 1/x_(n) + (1 - sqrt(m / (j - 1/2))) / (3 x*), j = 1..m: all < 1/x_(n), where the
+  // likelihood lives (1 - theta x_i > 0 for every i).
+  const Index m = kMinGridPoints + static_cast<Index>(std::floor(std::sqrt(static_cast<double>(n))));
+  Eigen::VectorXd theta(m), log_lik(m);
+  const double mean_x = x.mean();
+  for (Index j = 0; j < m; ++j) {
+    theta[j] = 1.0 / x_max + (1.0 - std::sqrt(static_cast<double>(m) / (static_cast<double>(j + 1) - 0.5))) /
+                                 (kGridPriorScale * x_star);
+    // Profile log likelihood l(theta) = n (log(-theta / k(theta)) - k(theta) - 1); at theta = 0
+    // its limit, the exponential distribution's n (-log mean(x) - 1).
+    double l;
+    if (theta[j] == 0.0) {
+      l = static_cast<double>(n) * (-std::log(mean_x) - 1.0);
+    } else {
+      const double k = profile_k(theta[j], x);
+      l = static_cast<double>(n) * (std::log(-theta[j] / k) - k - 1.0);
+    }
+    log_lik[j] = std::isnan(l) ? -kInf : l;  // a point with no likelihood gets no weight
+  }
+  // Posterior mean of theta under the grid prior: weights exp(l_j) / sum_i exp(l_i).
+  const double lse = log_sum_exp(log_lik);
+  const double theta_hat = (theta.array() * (log_lik.array() - lse).exp()).sum();
+
+  GeneralizedPareto fit;
+  if (theta_hat == 0.0) {
+    fit = {0.0, mean_x};  // the exponential limit of k = mean log1p(-theta x), sigma = -k / theta
+  } else {
+    fit.k = profile_k(theta_hat, x);
+    fit.sigma = -fit.k / theta_hat;
+  }
+  if (weakly_informative_prior) {
+    const double nd = static_cast<double>(n);
+    fit.k = (nd * fit.k + kPriorObservations * kPriorK) / (nd + kPriorObservations);
+  }
+  return fit;
+}
+
+double generalized_pareto_quantile(double p, double k, double sigma) {
+  // F(x) = 1 - (1 + k x / sigma)^(-1/k)  =>  x = sigma ((1 - p)^(-k) - 1) / k
+  //                                          = sigma expm1(-k log1p(-p)) / k, exact near k = 0.
+  const double log_1mp = std::log1p(-p);
+  if (k == 0.0) return -sigma * log_1mp;
+  return sigma * std::expm1(-k * log_1mp) / k;
+}
+
+ParetoFit pareto_k_hat(const Eigen::Ref<const Eigen::VectorXd>& log_ratios) {
+  return analyse_tail(log_ratios).fit;
+}
+
+Eigen::VectorXd psis_log_weights(const Eigen::Ref<const Eigen::VectorXd>& log_ratios, ParetoFit* fit) {
+  const TailAnalysis t = analyse_tail(log_ratios);
+  if (fit) *fit = t.fit;
+  const Index S = log_ratios.size();
+  if (t.fit.status == ParetoStatus::non_finite_ratio || (S > 0 && t.max_log_ratio == -kInf))
+    return Eigen::VectorXd::Constant(S, kNaN);
+
+  Eigen::VectorXd lw = log_ratios.array() - t.max_log_ratio;
+  if (t.fit.status == ParetoStatus::fitted && std::isfinite(t.fit.k)) {
+    const Index n = t.fit.tail_length;
+    // Smoothed tail in the raw ratios' order: log(u + F^{-1}((z - 1/2) / n)) on the scale where
+    // the largest raw ratio is 1, truncated there (Vehtari et al. 2024, Sec. 3).
+    Eigen::VectorXd smoothed(n);
+    for (Index z = 0; z < n; ++z) {
+      const double p = (static_cast<double>(z) + 0.5) / static_cast<double>(n);
+      const double q = generalized_pareto_quantile(p, t.fit.k, t.fit.sigma);
+      smoothed[z] = std::min(log_add_exp(t.log_threshold, std::log(q)), 0.0);
+    }
+    // Tied raw ratios share the mean of their smoothed weights. Averages over consecutive runs of
+    // a sorted sequence stay sorted, so the weights remain monotone in the raw ratios.
+    for (Index a = 0; a < n;) {
+      Index b = a + 1;
+      const double value = log_ratios[t.order[static_cast<std::size_t>(t.first_tail + a)]];
+      while (b < n && log_ratios[t.order[static_cast<std::size_t>(t.first_tail + b)]] == value) ++b;
+      if (b - a > 1) {
+        const double mean = log_sum_exp(smoothed.segment(a, b - a)) - std::log(static_cast<double>(b - a));
+        smoothed.segment(a, b - a).setConstant(mean);
+      }
+      a = b;
+    }
+    for (Index z = 0; z < n; ++z) lw[t.order[static_cast<std::size_t>(t.first_tail + z)]] = smoothed[z];
+  }
+  return lw.array() - log_sum_exp(lw);
+}
+
+}  // namespace bvi::diagnostics
