@@ -119,7 +119,7 @@ class TestQuadrature(unittest.TestCase):
         dmu = lambda x, z: special.expit(-x)
         ds = lambda x, z: z * special.expit(-x)
         worst = [0.0, 0.0, 0.0]
-        for s in (0.05, 0.3, 0.9, 1.0, 1.01, 1.5, 2.5, 4.0, 8.0, 20.0, 50.0):
+        for s in (0.05, 0.3, 0.6, 0.9, 1.0, 1.01, 1.5, 2.5, 4.0, 8.0, 20.0, 50.0):
             for mu in (-40.0, -7.0, -2.0, -0.5, 0.0, 0.3, 1.5, 5.0, 40.0):
                 F, Fm, Fs = q(np.array([mu]), np.array([s]))
                 for k, (fun, val) in enumerate(((logsig, F[0]), (dmu, Fm[0]), (ds, Fs[0]))):
@@ -130,9 +130,9 @@ class TestQuadrature(unittest.TestCase):
         self.assertLess(worst[2], 1e-12, worst)
 
     def test_node_count_refinement(self):
-        coarse, fine = vo.Quadrature(), vo.Quadrature(gh_nodes=160, leg_nodes=48)
+        coarse, fine = vo.Quadrature(), vo.Quadrature(refine=3)
         mu = np.linspace(-20, 20, 81)
-        for s in (0.2, 0.7, 1.0, 1.3, 3.0, 30.0):
+        for s in (0.05, 0.2, 0.3, 0.31, 0.6, 0.61, 0.7, 1.0, 1.3, 3.0, 30.0):
             a = coarse(mu, np.full_like(mu, s))[0]
             b = fine(mu, np.full_like(mu, s))[0]
             self.assertLess(np.max(np.abs(a - b)), 1e-12, s)
@@ -239,15 +239,15 @@ class TestConstants(unittest.TestCase):
         x = np.concatenate([[-0.3, 1.0], fam.from_L(np.array([[0.4, 0.0], [0.2, 0.5]]))])
         elbo = fam.elbo(x, grad=False)[0]
         m, S = fam.moments(x)
-        draws = rng.multivariate_normal(m, S, size=400000)
+        draws = rng.multivariate_normal(m, S, size=200000)
         w = self.log_joint(draws) - stats.multivariate_normal(m, S).logpdf(draws)
         se = w.std() / math.sqrt(w.size)
         self.assertLess(abs(w.mean() - elbo), 5 * se, (w.mean(), elbo, se))
 
     def test_elbo_below_log_evidence(self):
         # log p(y) by 2-D integration over (alpha, beta) on a wide grid (trapezoid, fine step)
-        a = np.linspace(-5, 5, 801)
-        b = np.linspace(-4, 6, 801)
+        a = np.linspace(-5, 5, 401)
+        b = np.linspace(-4, 6, 401)
         A, B = np.meshgrid(a, b, indexing="ij")
         th = np.stack([A.ravel(), B.ravel()], axis=1)
         lj = self.log_joint(th).reshape(A.shape)
