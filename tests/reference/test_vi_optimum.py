@@ -33,6 +33,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import vi_optimum as vo  # noqa: E402
+import compare_fit  # noqa: E402
 
 SEED_CSV = os.path.join(REPO, "data", "seed_logistic.csv")
 SEED_OPT = os.path.join(HERE, "fixtures", "seed_meanfield_optimum.csv")
@@ -283,6 +284,31 @@ class TestCorrelatedDesign(unittest.TestCase):
         np.testing.assert_allclose(np.sqrt(np.diag(cov)), sd_fr, rtol=1e-12)
 
 
+class TestIndependentOptimiser(unittest.TestCase):
+    """Plain L-BFGS from the same start lands on the fixed point's optimum."""
+
+    def test_lbfgs_agrees_with_fixed_point(self):
+        rng = np.random.default_rng(123)
+        X, y = simulate(rng, 200, 5, corr=0.9, beta_scale=2.0, alpha=-1.0)
+        priors = {"alpha": {"normal": {"loc": 0, "scale": 10}},
+                  "beta": {"normal": {"loc": 0, "scale": 2.5}}}
+        with tempfile.TemporaryDirectory() as d:
+            prob = vo.load_problem(write_dataset(d, "x", X, y, priors, True, True))
+        for cls in (vo.MeanField, vo.FullRank):
+            a = cls(prob, vo.Quadrature())
+            ra = vo.optimize_family(a)
+            b = cls(prob, vo.Quadrature())
+            rb = vo.optimize_family(b, method="lbfgs")
+            self.assertEqual(ra["method"], "natural-gradient fixed point")
+            self.assertLess(ra["grad_norm"], 1e-9)
+            self.assertLess(rb["grad_norm"], 1e-6)
+            ma, sa, _ = a.summary(ra["x"])
+            mb, sb, _ = b.summary(rb["x"])
+            self.assertLess(np.max(np.abs(ma - mb) / sa), 1e-6, cls.name)
+            self.assertLess(np.max(np.abs(sb / sa - 1)), 1e-6, cls.name)
+            self.assertLessEqual(rb["elbo"], ra["elbo"] + 1e-9)
+
+
 class TestConfig(unittest.TestCase):
     def test_standardize_intercept_arrays(self):
         rng = np.random.default_rng(4)
@@ -321,6 +347,55 @@ class TestConfig(unittest.TestCase):
                 json.dump(c, f)
             with self.assertRaises(vo.ConfigError):      # beta prior must be stated
                 vo.load_problem(cfg)
+
+
+class TestCompareFit(unittest.TestCase):
+    REF = {"family": "meanfield", "elbo": -100.0,
+           "parameters": [{"name": "alpha", "mean": 1.0, "sd": 0.5},
+                          {"name": "beta.1", "mean": -2.0, "sd": 0.2}]}
+
+    def summary(self, dm=(0.0, 0.0), ratio=(1.0, 1.0), **extra):
+        doc = {"algorithm": "meanfield", "elbo": -100.3, "elbo_se": 0.1,
+               "parameters": [{"name": p["name"], "mean": p["mean"] + d * p["sd"],
+                               "sd": p["sd"] * r, "q05": 0, "q50": 0, "q95": 0}
+                              for p, d, r in zip(self.REF["parameters"], dm, ratio)]}
+        doc.update(extra)
+        return doc
+
+    def run_cli(self, summary):
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "s.json"), os.path.join(d, "o.json")
+            with open(a, "w") as f:
+                json.dump(summary, f)
+            with open(b, "w") as f:
+                json.dump(self.REF, f)
+            import contextlib
+            import io
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
+                code = compare_fit.main([a, b])
+        return code, buf.getvalue()
+
+    def test_within_bounds(self):
+        res = compare_fit.compare(self.summary((0.05, -0.09), (1.08, 0.95)), self.REF)
+        self.assertTrue(res["ok"])
+        self.assertAlmostEqual(res["max_mean_err"], 0.09)
+        self.assertEqual(res["max_mean_err_param"], "beta.1")
+        self.assertAlmostEqual(res["max_sd_err"], 0.08)
+        self.assertAlmostEqual(res["elbo_diff"], -0.3)
+        self.assertEqual(self.run_cli(self.summary((0.05, -0.09), (1.08, 0.95)))[0], 0)
+
+    def test_over_bounds_exit_1(self):
+        code, out = self.run_cli(self.summary((0.11, 0.0)))
+        self.assertEqual(code, 1)
+        self.assertIn("FAIL", out)
+        self.assertEqual(self.run_cli(self.summary(ratio=(1.0, 0.88)))[0], 1)
+
+    def test_bad_input_exit_2(self):
+        s = self.summary()
+        s["parameters"] = s["parameters"][:1]
+        self.assertEqual(self.run_cli(s)[0], 2)
+        self.assertEqual(self.run_cli(self.summary(algorithm="fullrank"))[0], 2)
 
 
 if __name__ == "__main__":

@@ -465,23 +465,18 @@ def _chol_of_inverse(prec):
 # Optimiser
 # --------------------------------------------------------------------------------------------
 
-def optimize_family(fam, tol=1e-9, max_fixed_point=500, max_lbfgs=20000, log=None):
-    p = fam.prob
-    t0 = time.time()
-    # Start: m at the prior location, precision Lambda_0 + X'X/4 (the largest curvature the
-    # logistic likelihood can have, so the start is never wider than the posterior).
-    prec0 = (p.X.T @ p.X) * 0.25
-    prec0[np.diag_indices_from(prec0)] += p.prec
-    x = fam.init_params(p.loc.copy(), prec0)
-    f, g = fam.elbo(x)
-    history = []
+def _fixed_point(fam, x, f, g, tol, max_iter, log):
+    """Natural-gradient steps of unit length: m <- m + P^{-1} grad_m (a Newton step, as the
+    Hessian of the expected log joint in m is -P) and Sigma^{-1} <- P (fullrank) or
+    diag(Sigma)^{-1} <- diag(P) (meanfield), with P = Lambda_0 - 2 X' diag(dF/ds^2) X.  At a
+    fixed point both gradients vanish.  Steps are halved (in m and in precision) if the ELBO
+    drops by more than rounding."""
     it = 0
     stall = 0
-    for it in range(1, max_fixed_point + 1):
+    for it in range(1, max_iter + 1):
         gn = float(np.linalg.norm(g))
-        history.append(gn)
         if gn < tol:
-            break
+            return x, f, g, it - 1
         g_m, Pmat = fam.natural_targets(x)
         try:
             cf = linalg.cho_factor(Pmat)
@@ -504,36 +499,66 @@ def optimize_family(fam, tol=1e-9, max_fixed_point=500, max_lbfgs=20000, log=Non
             rho_step *= 0.5
         if not accepted:
             break
-        if np.linalg.norm(gnew) >= gn and rho_step < 1.0:
-            stall += 1
-        else:
-            stall = 0
+        stall = stall + 1 if (np.linalg.norm(gnew) >= gn and rho_step < 1.0) else 0
         x, f, g = xn, fn, gnew
         if log:
-            log("fixed-point %3d  elbo %.12f  |grad| %.3e  step %.3g" % (it, f, np.linalg.norm(g), rho_step))
+            log("fixed-point %3d  elbo %.12f  |grad| %.3e  step %.3g"
+                % (it, f, np.linalg.norm(g), rho_step))
         if stall >= 5:
             break
-    fp_iters = it
-    gn = float(np.linalg.norm(g))
-    method = "natural-gradient fixed point"
+    return x, f, g, it
+
+
+def _lbfgs(fam, x, f, g, tol, max_iter, log):
+    """L-BFGS on the same objective (used when the fixed point stalls, and as a cross-check).
+    It stops near |grad| ~ 1e-8 once ELBO differences fall below rounding."""
+    def negf(z):
+        v, gr = fam.elbo(z)
+        return -v, -gr
+    res = optimize.minimize(negf, x, jac=True, method="L-BFGS-B",
+                            options={"maxiter": max_iter, "maxfun": 2 * max_iter,
+                                     "ftol": 0.0, "gtol": tol / 10, "maxcor": 30})
+    f2, g2 = fam.elbo(res.x)
+    if log:
+        log("L-BFGS %d iterations: %s  elbo %.12f  |grad| %.3e"
+            % (res.nit, res.message, f2, np.linalg.norm(g2)))
+    info = {"iterations": int(res.nit), "message": str(res.message)}
+    if np.isfinite(f2) and np.linalg.norm(g2) < np.linalg.norm(g):
+        return res.x, f2, g2, info
+    return x, f, g, info
+
+
+def optimize_family(fam, tol=1e-9, max_fixed_point=500, max_lbfgs=20000, log=None,
+                    method="auto"):
+    """method "auto": fixed point, then (if it stalls) L-BFGS and the fixed point again.
+    method "lbfgs": L-BFGS only (an independent optimiser for cross-checks)."""
+    p = fam.prob
+    t0 = time.time()
+    # Start: m at the prior location, precision Lambda_0 + X'X/4 (the largest curvature the
+    # logistic likelihood can have, so the start is never wider than the posterior).
+    prec0 = (p.X.T @ p.X) * 0.25
+    prec0[np.diag_indices_from(prec0)] += p.prec
+    x = fam.init_params(p.loc.copy(), prec0)
+    f, g = fam.elbo(x)
+    fp_iters = 0
     lbfgs_info = None
-    if not gn < tol:
-        # Polish with L-BFGS on the same deterministic objective.
-        def negf(z):
-            v, gr = fam.elbo(z)
-            return -v, -gr
-        res = optimize.minimize(negf, x, jac=True, method="L-BFGS-B",
-                                options={"maxiter": max_lbfgs, "maxfun": 2 * max_lbfgs,
-                                         "ftol": 0.0, "gtol": tol / 10, "maxcor": 30})
-        f2, g2 = fam.elbo(res.x)
-        if np.linalg.norm(g2) < gn:
-            x, f, g = res.x, f2, g2
-        method += " + L-BFGS"
-        lbfgs_info = {"iterations": int(res.nit), "message": str(res.message)}
+    steps = []
+    if method == "lbfgs":
+        x, f, g, lbfgs_info = _lbfgs(fam, x, f, g, tol, max_lbfgs, log)
+        steps.append("L-BFGS")
+    else:
+        x, f, g, n = _fixed_point(fam, x, f, g, tol, max_fixed_point, log)
+        fp_iters += n
+        steps.append("natural-gradient fixed point")
+        if not np.linalg.norm(g) < tol:
+            x, f, g, lbfgs_info = _lbfgs(fam, x, f, g, tol, max_lbfgs, log)
+            x, f, g, n = _fixed_point(fam, x, f, g, tol, max_fixed_point, log)
+            fp_iters += n
+            steps += ["L-BFGS", "fixed point"]
     gn = float(np.linalg.norm(g))
     return {"x": x, "elbo": float(f), "grad": g, "grad_norm": gn,
             "grad_max_abs": float(np.max(np.abs(g))), "converged": bool(gn < 1e-8),
-            "fixed_point_iterations": fp_iters, "lbfgs": lbfgs_info, "method": method,
+            "fixed_point_iterations": fp_iters, "lbfgs": lbfgs_info, "method": " + ".join(steps),
             "function_evaluations": fam.nfev, "seconds": time.time() - t0}
 
 
