@@ -14,7 +14,7 @@ the reference is the family's maximum, so a difference well above a few elbo_se 
 it is reported but not bounded).
 
 Exit status: 0 within both bounds, 1 over a bound, 2 on unusable input (unreadable file,
-parameter sets that differ, family mismatch, non-finite numbers).
+parameter sets that differ, family mismatch, non-finite numbers, unconverged reference).
 """
 
 import argparse
@@ -61,6 +61,10 @@ def compare(summary, optimum, mean_bound=0.1, sd_bound=0.10):
     if set(fit) != set(ref):
         raise InputError("parameter names differ: only in summary %s, only in optimum %s"
                          % (sorted(set(fit) - set(ref)), sorted(set(ref) - set(fit))))
+    diag = optimum.get("diagnostics") if isinstance(optimum, dict) else None
+    if isinstance(diag, dict) and diag.get("converged") is False:
+        raise InputError("optimum: the reference did not converge (grad_norm %r)"
+                         % optimum.get("grad_norm"))
     algo, fam = summary.get("algorithm"), optimum.get("family")
     if algo is not None and fam is not None and algo != fam:
         raise InputError("summary algorithm %r but optimum family %r" % (algo, fam))
