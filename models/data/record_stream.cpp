@@ -72,13 +72,13 @@ void RecordStream::skip_utf8_bom() {
   if (end_ - pos_ >= 3 && std::memcmp(buf_.get() + pos_, "\xEF\xBB\xBF", 3) == 0) pos_ += 3;
 }
 
-std::size_t RecordStream::find_quote(std::size_t from) {
-  if (!quote_cache_valid_ || from < quote_from_ || from > quote_at_) {
-    quote_at_ = find_byte(buf_.get(), from, end_, '"');
-    quote_from_ = from;
-    quote_cache_valid_ = true;
+std::size_t RecordStream::find_next(NextByte& cache, char c, std::size_t from) {
+  if (!cache.valid || from < cache.from || from > cache.at) {
+    cache.at = find_byte(buf_.get(), from, end_, c);
+    cache.from = from;
+    cache.valid = true;
   }
-  return quote_at_;
+  return cache.at;
 }
 
 bool RecordStream::next(RawRecord& record) {
@@ -90,8 +90,8 @@ bool RecordStream::next(RawRecord& record) {
   for (;;) {
     const char* b = buf_.get();
     if (!in_quote) {
-      const std::size_t nl = find_byte(b, scan, end_, '\n');
-      const std::size_t q = find_quote(scan);
+      const std::size_t nl = find_next(next_newline_, '\n', scan);
+      const std::size_t q = find_next(next_quote_, '"', scan);
       if (q < nl) {
         // RFC 4180: a quote may only open a field. Anywhere else the writer forgot to quote
         // the field, and guessing would shift every later field.
@@ -209,7 +209,7 @@ std::size_t RecordStream::refill(std::size_t& scan) {
     buf_ = std::move(grown);
     capacity_ = bigger;
   }
-  quote_cache_valid_ = false;
+  next_quote_.valid = next_newline_.valid = false;
   ssize_t n;
   do {
     n = ::read(fd_, buf_.get() + end_, capacity_ - end_);

@@ -57,7 +57,9 @@ class RecordStream {
   // Error path only: reads until `bytes` bytes follow buf_[at] (or the file ends), so a message
   // quotes the same text whatever the buffer size. `at` moves with the buffer.
   void read_ahead(std::size_t& at, std::size_t bytes);
-  std::size_t find_quote(std::size_t from);
+  // The first `c` at or after buf_[from], or end_; remembered in `cache` (see NextByte).
+  struct NextByte;
+  std::size_t find_next(NextByte& cache, char c, std::size_t from);
   [[noreturn]] void fail(long line, const std::string& what) const;
 
   std::string path_;
@@ -69,10 +71,14 @@ class RecordStream {
   std::uint64_t buffer_offset_ = 0;  // file offset of buf_[0]
   long line_ = 1;
   bool eof_ = false;
-  // The first '"' at or after quote_from_ is at quote_at_ (end_ if none): one memchr per
-  // buffer fill finds the quotes, so unquoted files pay a single memchr('\n') per record.
-  std::size_t quote_from_ = 0, quote_at_ = 0;
-  bool quote_cache_valid_ = false;
+  // The first byte c at or after `from` is at `at` (end_ if none). Valid for any later start
+  // up to `at` until the buffer changes, so unquoted files pay one memchr('"') per buffer fill,
+  // and a record of many quoted fields finds its newline once, not once per closing quote.
+  struct NextByte {
+    std::size_t from = 0, at = 0;
+    bool valid = false;
+  };
+  NextByte next_quote_, next_newline_;
 };
 
 }  // namespace bvi::data
