@@ -50,7 +50,8 @@ class CsvReader {
   // Parses data records [begin, end) (0-based, file order) into row-major
   // features[(i - begin) * D + k] (D = feature_columns.size(), column feature_columns[k]) and
   // response[i - begin] (column response_column; pass -1 and nullptr for none). `check`
-  // judges each response value. Requires scan(); safe to call concurrently on one reader.
+  // judges each response value. Requires scan(); safe to call concurrently on one reader (so
+  // `check` must be too). Errors: the first bad record of the range, in file order.
   template <class T>
   void read_rows(Eigen::Index begin, Eigen::Index end, const std::vector<int>& feature_columns,
                  int response_column, const ResponseCheck& check, T* features, double* response) const;

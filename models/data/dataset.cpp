@@ -1,5 +1,6 @@
 #include "models/data/dataset.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <stdexcept>
 #include <unordered_map>
@@ -12,6 +13,23 @@
 namespace bvi::data {
 
 namespace {
+
+std::string fold(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// A name that is missing is usually there with other case or padding ("Y", " y" after
+// "x, y" in the header); naming it saves the user a trip through the file.
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& columns) {
+  const std::string want = fold(name);
+  for (const std::string& c : columns)
+    if (fold(c) == want) return " (did you mean " + quoted_excerpt(c) + "?)";
+  return "";
+}
 
 std::string shortest(double v) {
   char buf[32];
@@ -30,7 +48,8 @@ ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec) {
   auto find = [&](const std::string& name, const std::string& role) {
     const auto it = count.find(name);
     if (it == count.end())
-      throw data_error(where, role + " column " + quoted_excerpt(name) + " is not in the header");
+      throw data_error(where, role + " column " + quoted_excerpt(name) + " is not in the header" +
+                                  did_you_mean(name, columns));
     if (it->second > 1)
       throw data_error(where, role + " column " + quoted_excerpt(name) + " appears " +
                                   std::to_string(it->second) + " times in the header");

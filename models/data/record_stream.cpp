@@ -113,13 +113,7 @@ bool RecordStream::next(RawRecord& record) {
         continue;
       }
       if (nl < end_) {
-        // CRLF: the '\r' belongs to the terminator (out of quotes it cannot be data).
-        const std::size_t text_end = nl > pos_ && b[nl - 1] == '\r' ? nl - 1 : nl;
-        record.text = std::string_view(b + pos_, text_end - pos_);
-        record.line = line_;
-        record.has_quotes = has_quotes;
-        line_ += 1 + newlines;
-        pos_ = nl + 1;
+        take(record, nl, has_quotes, newlines);
         return true;
       }
       scan = end_;
@@ -169,21 +163,26 @@ bool RecordStream::next(RawRecord& record) {
       if (refill(scan) == 0) eof_ = true;
       continue;
     }
-    const char* b_end = buf_.get();
     if (in_quote)
       fail(open_line,
            "unterminated quoted field " +
-               quoted_excerpt(std::string_view(b_end + pos_ + open_quote, end_ - pos_ - open_quote)));
+               quoted_excerpt(std::string_view(buf_.get() + pos_ + open_quote, end_ - pos_ - open_quote)));
     if (pos_ == end_) return false;
-    // A last record without a terminator; a lone '\r' at the very end is still a terminator.
-    const std::size_t text_end = b_end[end_ - 1] == '\r' ? end_ - 1 : end_;
-    record.text = std::string_view(b_end + pos_, text_end - pos_);
-    record.line = line_;
-    record.has_quotes = has_quotes;
-    line_ += 1 + newlines;
-    pos_ = end_;
+    take(record, end_, has_quotes, newlines);  // a last record without a terminator
     return true;
   }
+}
+
+void RecordStream::take(RawRecord& record, std::size_t terminator, bool has_quotes, long newlines) {
+  const char* b = buf_.get();
+  // CRLF: out of quotes a '\r' before the '\n' (or before the end of the file) cannot be
+  // data, so it belongs to the terminator.
+  const std::size_t text_end = terminator > pos_ && b[terminator - 1] == '\r' ? terminator - 1 : terminator;
+  record.text = std::string_view(b + pos_, text_end - pos_);
+  record.line = line_;
+  record.has_quotes = has_quotes;
+  line_ += 1 + newlines;
+  pos_ = terminator < end_ ? terminator + 1 : end_;
 }
 
 void RecordStream::read_ahead(std::size_t& at, std::size_t bytes) {

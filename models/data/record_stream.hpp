@@ -54,6 +54,8 @@ class RecordStream {
   // Makes room and reads more bytes after end_; returns how many (0 at the end of the file).
   // Moves the pending record to the front of the buffer, so buffer indexes such as `scan` shift.
   std::size_t refill(std::size_t& scan);
+  // Hands out buf_[pos_, terminator) as the next record and moves past its terminator.
+  void take(RawRecord& record, std::size_t terminator, bool has_quotes, long newlines);
   // Error path only: reads until `bytes` bytes follow buf_[at] (or the file ends), so a message
   // quotes the same text whatever the buffer size. `at` moves with the buffer.
   void read_ahead(std::size_t& at, std::size_t bytes);

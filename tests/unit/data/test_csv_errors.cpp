@@ -132,6 +132,7 @@ TEST_CASE("malformed quoting, wherever it is in the file") {
 
 TEST_CASE("a column that is not in the header, or not unique there") {
   expect_data_error("a,b,z\n1,2,0\n", 1, "response column 'y' is not in the header");
+  expect_data_error("a, b, Y\n1,2,0\n", 1, "response column 'y' is not in the header (did you mean ' Y'?)");
   expect_data_error("a,b,y\n1,2,0\n", 1, "feature column 'c' is not in the header",
                     {false, std::vector<std::string>{"a", "c"}});
   expect_data_error("a,a,y\n1,2,0\n", 1, "feature column 'a' appears 2 times in the header");
