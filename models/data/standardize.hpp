@@ -1,12 +1,13 @@
 #pragma once
-// Centring and scaling features: x = (raw - mean) / sd with the sample sd (ddof = 1), as
-// sklearn's StandardScaler would with ddof=1 and R's scale() do.
+// Centring and scaling features: x = (raw - mean) / sd with the sample sd (ddof = 1), as R's
+// scale() and pandas' std() do (sklearn's StandardScaler divides by the ddof = 0 sd instead).
 //
 // The statistics are two passes, each a per-feature sum over rows in file order accumulated in
-// double: first the mean, then the squared deviations from it (stabler than sum of squares
-// minus square of sum). Both passes are exposed so a distributed run can compute each per
-// shard and combine the partial sums in rank order before the next pass, which keeps the
-// result independent of the thread and rank count once the combination order is fixed.
+// double: first the mean, then the squared deviations from it (stabler than the sum of squares
+// minus n mean^2). Both passes are exposed so a distributed run can compute them per chunk of
+// rows and combine the partial sums in chunk order before the next pass. For the same bits
+// whatever the rank count, the chunks must not depend on it (e.g. the 1024-row checkpoint
+// blocks), and the single-process path must then sum per chunk the same way.
 #include <Eigen/Core>
 
 #include "models/data/row_matrix.hpp"
