@@ -1,0 +1,68 @@
+#pragma once
+// A CSV data file with a header, read in two phases so that row ranges can be parsed
+// independently (by MPI ranks, by OpenMP threads):
+//   1. scan() walks the file once at memchr speed, counts the data records and keeps a
+//      checkpoint (byte offset, physical line) every kRecordsPerCheckpoint records;
+//   2. read_rows(begin, end, ...) parses records [begin, end) from the nearest checkpoint
+//      through its own file handle, so calls may run concurrently.
+// RFC 4180 quoting (`""` escapes, quoted newlines), CRLF, a UTF-8 BOM and trailing blank lines
+// are accepted. Every data error is ExitCode::data at FILE:LINE (physical, 1-based, the header
+// is line 1); a file that cannot be opened is ExitCode::no_input at the path.
+#include <Eigen/Core>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/data/record_stream.hpp"
+#include "models/data/row_parser.hpp"
+
+namespace bvi::data {
+
+// Where data record `k * kRecordsPerCheckpoint` starts.
+struct Checkpoint {
+  std::uint64_t offset = 0;  // byte offset in the file
+  long line = 0;             // physical line
+};
+
+struct RowIndex {
+  static constexpr Eigen::Index kRecordsPerCheckpoint = 1024;
+  Eigen::Index records = 0;             // data records, trailing blank lines excluded
+  std::vector<Checkpoint> checkpoints;  // ceil(records / kRecordsPerCheckpoint) of them
+};
+
+class CsvReader {
+ public:
+  // Opens the file and reads the header.
+  explicit CsvReader(std::string path, std::size_t buffer_bytes = RecordStream::kDefaultBufferBytes);
+
+  const std::string& path() const { return path_; }
+  // Header names, unquoted, in file order.
+  const std::vector<std::string>& columns() const { return columns_; }
+  // The physical line the first data record starts on (2 unless a header name holds a newline).
+  long first_data_line() const { return data_line_; }
+
+  // Counts the records; the result is kept, so later calls are free. Also rejects malformed
+  // quoting anywhere in the file, so every rank of a run sees the same structural error.
+  const RowIndex& scan();
+
+  // Parses data records [begin, end) (0-based, file order) into row-major
+  // features[(i - begin) * D + k] (D = feature_columns.size(), column feature_columns[k]) and
+  // response[i - begin] (column response_column; pass -1 and nullptr for none). `check`
+  // judges each response value. Requires scan(); safe to call concurrently on one reader (so
+  // `check` must be too). Errors: the first bad record of the range, in file order.
+  template <class T>
+  void read_rows(Eigen::Index begin, Eigen::Index end, const std::vector<int>& feature_columns,
+                 int response_column, const ResponseCheck& check, T* features, double* response) const;
+
+ private:
+  std::string path_;
+  std::size_t buffer_bytes_;
+  std::vector<std::string> columns_;
+  std::uint64_t data_offset_ = 0;
+  long data_line_ = 2;
+  std::optional<RowIndex> index_;
+};
+
+}  // namespace bvi::data

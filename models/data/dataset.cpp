@@ -1,0 +1,125 @@
+#include "models/data/dataset.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "common/error.hpp"
+#include "models/data/csv_reader.hpp"
+#include "models/data/standardize.hpp"
+#include "models/data/text_excerpt.hpp"
+
+namespace bvi::data {
+
+namespace {
+
+std::string fold(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// A name that is missing is usually there with other case or padding ("Y", " y" after
+// "x, y" in the header); naming it saves the user a trip through the file.
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& columns) {
+  const std::string want = fold(name);
+  for (const std::string& c : columns)
+    if (fold(c) == want) return " (did you mean " + quoted_excerpt(c) + "?)";
+  return "";
+}
+
+std::string shortest(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec) {
+  const std::vector<std::string>& columns = reader.columns();
+  const std::string where = file_line(reader.path(), 1);
+  std::unordered_map<std::string, int> count;
+  for (const std::string& c : columns) ++count[c];
+  // A name must pick exactly one column: with two "x1" columns either choice would be a guess.
+  auto find = [&](const std::string& name, const std::string& role) {
+    const auto it = count.find(name);
+    if (it == count.end())
+      throw data_error(where, role + " column " + quoted_excerpt(name) + " is not in the header" +
+                                  did_you_mean(name, columns));
+    if (it->second > 1)
+      throw data_error(where, role + " column " + quoted_excerpt(name) + " appears " +
+                                  std::to_string(it->second) + " times in the header");
+    int i = 0;
+    while (columns[static_cast<std::size_t>(i)] != name) ++i;
+    return i;
+  };
+
+  ColumnSelection sel;
+  sel.response = find(spec.response, "response");
+  if (spec.features) {
+    std::unordered_map<std::string, int> listed;
+    for (const std::string& name : *spec.features) {
+      if (name == spec.response)
+        throw data_error(where, "column " + quoted_excerpt(name) + " is both the response and a feature");
+      if (listed[name]++ > 0) throw data_error(where, "feature " + quoted_excerpt(name) + " is listed twice");
+      sel.features.push_back(find(name, "feature"));
+      sel.feature_names.push_back(name);
+    }
+  } else {
+    for (int i = 0; i < static_cast<int>(columns.size()); ++i) {
+      if (i == sel.response) continue;
+      const std::string& name = columns[static_cast<std::size_t>(i)];
+      sel.features.push_back(find(name, "feature"));
+      sel.feature_names.push_back(name);
+    }
+  }
+  return sel;
+}
+
+template <class T>
+Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::optional<RowRange> rows) {
+  CsvReader reader(spec.path);
+  ColumnSelection sel = select_columns(reader, spec);
+  const RowIndex& index = reader.scan();
+  if (index.records == 0)
+    throw data_error(file_line(spec.path, reader.first_data_line()), "no data rows after the header");
+  const RowRange range = rows.value_or(RowRange{0, index.records});
+  if (range.first < 0 || range.count < 0 || range.first + range.count > index.records)
+    throw std::out_of_range("load_dataset: rows [" + std::to_string(range.first) + ", +" +
+                            std::to_string(range.count) + ") outside the " + std::to_string(index.records) +
+                            " rows of " + spec.path);
+
+  Dataset<T> d;
+  d.path = spec.path;
+  d.response_name = spec.response;
+  d.feature_names = std::move(sel.feature_names);
+  d.total_rows = index.records;
+  d.first_row = range.first;
+  d.x.resize(range.count, static_cast<Eigen::Index>(sel.features.size()));
+  d.y.resize(range.count);
+  reader.read_rows<T>(range.first, range.first + range.count, sel.features, sel.response, check, d.x.data(),
+                      d.y.data());
+
+  if (spec.standardize) {
+    const FeatureStats stats = compute_feature_stats(d.x);
+    for (Eigen::Index j = 0; j < d.x.cols(); ++j)
+      if (stats.constant(j))
+        throw data_error(file_line(spec.path, 1),
+                         "feature " + quoted_excerpt(d.feature_names[static_cast<std::size_t>(j)]) +
+                             " is constant (every value is " + shortest(stats.min[j]) +
+                             "), so it cannot be standardized");
+    apply_standardization(d.x, stats.mean, stats.sd);
+    d.center = stats.mean;
+    d.scale = stats.sd;
+  }
+  return d;
+}
+
+template Dataset<float> load_dataset<float>(const DataSpec&, const ResponseCheck&, std::optional<RowRange>);
+template Dataset<double> load_dataset<double>(const DataSpec&, const ResponseCheck&, std::optional<RowRange>);
+
+}  // namespace bvi::data

@@ -1,0 +1,42 @@
+#pragma once
+// How a data error shows the text it found: quoted, at most ~40 characters, and safe to print
+// on the one line SPEC.md allows (a field may hold a quoted newline).
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace bvi::data {
+
+// 'text' with control bytes escaped (\n, \r, \t, \xNN) and anything past `max_bytes` cut to
+// "...". The cut backs up to a UTF-8 character boundary so a name is never split mid-letter.
+inline std::string quoted_excerpt(std::string_view text, std::size_t max_bytes = 40) {
+  bool cut = false;
+  if (text.size() > max_bytes) {
+    std::size_t n = max_bytes;
+    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+    text = text.substr(0, n);
+    cut = true;
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string out = "'";
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7F) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    } else {
+      out += ch;
+    }
+  }
+  out += cut ? "...'" : "'";
+  return out;
+}
+
+}  // namespace bvi::data
