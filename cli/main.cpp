@@ -1,1 +1,69 @@
-int main() { return 0; }
+// bayes-vi: wires the subcommands, and is the one place where failures become the one-line
+// message and exit code of SPEC.md ("bayes-vi: error: WHERE: WHAT").
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "bvi_version.hpp"
+#include "cli/check_command.hpp"
+#include "cli/eval_command.hpp"
+#include "cli/fit_command.hpp"
+#include "common/error.hpp"
+
+namespace {
+
+void print_error(const std::string& where, const std::string& what) {
+  std::string line = "bayes-vi: error: " + (where.empty() ? what : where + ": " + what);
+  // One line, whatever the message held.
+  for (char& c : line)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bayes-vi: Bayesian inference by variational approximation (ADVI) from a JSON model spec.",
+               "bayes-vi"};
+  app.set_version_flag("--version", bvi::kVersionLong);
+  app.require_subcommand(1, 1);
+  app.fallthrough(false);
+
+  bvi::cli::FitOptions fit_opts;
+  bvi::cli::EvalOptions eval_opts;
+  bvi::cli::CheckOptions check_opts;
+  CLI::App* fit_cmd = bvi::cli::setup_fit(app, fit_opts);
+  CLI::App* eval_cmd = bvi::cli::setup_eval(app, eval_opts);
+  CLI::App* check_cmd = bvi::cli::setup_check(app, check_opts);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    print_error("command line", std::string(e.what()) + " (see bayes-vi --help)");
+    return static_cast<int>(bvi::ExitCode::usage);
+  }
+
+  try {
+    if (fit_cmd->parsed()) return bvi::cli::run_fit(fit_opts);
+    if (eval_cmd->parsed()) return bvi::cli::run_eval(eval_opts);
+    if (check_cmd->parsed()) return bvi::cli::run_check(check_opts);
+  } catch (const bvi::Error& e) {
+    print_error(e.where(), e.detail());
+    return static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    print_error("", "out of memory");
+    return static_cast<int>(bvi::ExitCode::software);
+  } catch (const std::exception& e) {
+    print_error("internal error", e.what());
+    return static_cast<int>(bvi::ExitCode::software);
+  }
+  return 0;
+}

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "inference/ad/tape.hpp"
+#include "inference/log_density.hpp"
 #include "inference/reduce/chunk_reducer.hpp"
 #include "models/data_view.hpp"
 #include "models/model.hpp"
@@ -23,11 +24,11 @@ struct LogJointOptions {
 };
 
 template <class T>
-class LogJoint {
+class LogJoint final : public vi::LogDensity {
  public:
   LogJoint(const Model& model, DataView<T> data, reduce::ChunkReducer& reducer, LogJointOptions options = {});
 
-  Index dim() const { return model_.dim(); }
+  Index dim() const override { return model_.dim(); }
   const Model& model() const { return model_; }
   reduce::ChunkReducer& reducer() { return reducer_; }
 
@@ -35,6 +36,12 @@ class LogJoint {
   // `theta` (S x P); with `grad`, also d lp(s) / d theta_s as row s of an S x P matrix.
   void evaluate(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::VectorXd> lp,
                 Eigen::MatrixXd* grad, Scale scale = Scale::unconstrained);
+
+  // vi::LogDensity: the unconstrained scale, with the Jacobian.
+  void log_density(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::VectorXd> lp,
+                   Eigen::MatrixXd* grad) override {
+    evaluate(theta, lp, grad, Scale::unconstrained);
+  }
 
  private:
   void evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::VectorXd> lp,

@@ -1,0 +1,94 @@
+#include "cli/check_command.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "cli/common_options.hpp"
+#include "cli/logging.hpp"
+#include "models/problem.hpp"
+
+namespace bvi::cli {
+
+CLI::App* setup_check(CLI::App& app, CheckOptions& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "check", "Validate the config and the data and print what was found, without fitting");
+  cmd->add_option("config", o.config, "Config file (JSON)")->required()->type_name("CONFIG.json");
+  cmd->add_flag("--explain", o.explain,
+                "Print the resolved config instead: every key, with the defaults filled in, as JSON");
+  add_log_level_option(*cmd, o.log_level);
+  return cmd;
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& items, const std::string& sep, size_t max_items = 12) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i == max_items && items.size() > max_items + 1) {
+      out += sep + "... (" + std::to_string(items.size() - max_items) + " more)";
+      break;
+    }
+    out += (i ? sep : "") + items[i];
+  }
+  return out;
+}
+
+std::string format_hyper(const spec::HyperValue& h) {
+  std::ostringstream os;
+  os.precision(6);
+  if (h.values.size() == 1) {
+    os << h.values[0];
+  } else {
+    os << "[" << h.values.size() << " values]";
+  }
+  return os.str();
+}
+
+}  // namespace
+
+int run_check(const CheckOptions& o) {
+  setup_logging(o.log_level);
+  const spec::Config config = spec::parse_config(o.config);
+  reduce::SerialCommunicator comm;
+  return models::with_dtype(config, [&](auto tag) {
+    using T = decltype(tag);
+    const models::Problem<T> p = models::load_problem<T>(config, comm);
+    if (o.explain) {
+      std::printf("%s\n", config.resolved.dump(2).c_str());
+      return 0;
+    }
+    const auto& d = p.data;
+    const Eigen::Index n = d.total_rows;
+    const double ones = d.y.sum();
+    std::ostringstream os;
+    os.precision(4);
+    os << "config      " << config.path << ": ok\n";
+    os << "data        " << d.path << ": " << n << " rows, " << d.feature_names.size() << " features ("
+       << config.data.dtype << (config.data.standardize ? ", standardized" : "") << ")\n";
+    os << "response    " << d.response_name << ": " << static_cast<long long>(ones) << " of " << n
+       << " are 1 (" << 100.0 * ones / static_cast<double>(n) << " %)\n";
+    os << "features    " << join(d.feature_names, " ") << "\n";
+    os << "model       " << config.model.likelihood << ", " << (config.model.intercept ? "with" : "no")
+       << " intercept\n";
+    const auto names = p.model.layout().column_names();
+    os << "parameters  " << names.size() << ": " << join(names, " ") << "\n";
+    for (const auto& [param, prior] : config.model.priors) {
+      os << "prior       " << param << " ~ " << prior.family << "(";
+      bool first = true;
+      for (const auto& [k, v] : prior.hypers) {
+        os << (first ? "" : ", ") << k << "=" << format_hyper(v);
+        first = false;
+      }
+      os << ")\n";
+    }
+    const auto& inf = config.inference;
+    os << "inference   " << inf.algorithm << ", " << inf.optimizer.name << ", " << inf.draws_per_step
+       << " draws per step, up to " << inf.max_iterations << " iterations, tol_rel_obj "
+       << (inf.tol_rel_obj ? std::to_string(*inf.tol_rel_obj) : std::string("null")) << ", seed " << inf.seed
+       << "\n";
+    std::fputs(os.str().c_str(), stdout);
+    return 0;
+  });
+}
+
+}  // namespace bvi::cli

@@ -1,0 +1,16 @@
+#pragma once
+// Options several subcommands share, and the thread count they resolve to.
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace bvi::cli {
+
+// --threads N: 0 (unset) means every core this process may run on (OpenMP's default, which
+// honours OMP_NUM_THREADS and the CPU affinity mask a batch scheduler sets).
+void add_threads_option(CLI::App& cmd, int& threads);
+int resolve_threads(int requested);
+
+// --log-level L
+void add_log_level_option(CLI::App& cmd, std::string& level);
+
+}  // namespace bvi::cli

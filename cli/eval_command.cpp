@@ -1,0 +1,83 @@
+#include "cli/eval_command.hpp"
+
+#include <cstdio>
+
+#include "cli/common_options.hpp"
+#include "cli/logging.hpp"
+#include "common/error.hpp"
+#include "inference/reduce/chunk_reducer.hpp"
+#include "models/log_joint.hpp"
+#include "models/params_file.hpp"
+#include "models/problem.hpp"
+
+namespace bvi::cli {
+
+CLI::App* setup_eval(CLI::App& app, EvalOptions& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "eval", "Evaluate the log joint density (and its gradient) at parameter values, many rows at once");
+  cmd->add_option("config", o.config, "Config file (JSON)")->required()->type_name("CONFIG.json");
+  cmd->add_option("--params", o.params,
+                  "CSV of parameter values, one point per row, with a header naming the parameters "
+                  "(alpha, beta.1, ...); - reads stdin")
+      ->required()
+      ->type_name("FILE|-");
+  cmd->add_flag("--grad", o.grad, "Also print the gradient: one column grad.NAME per parameter");
+  add_threads_option(*cmd, o.threads);
+  add_log_level_option(*cmd, o.log_level);
+  return cmd;
+}
+
+namespace {
+
+// %.17g round-trips a double; non-finite values are written as nan, inf, -inf.
+void append_number(std::string& out, double x) {
+  char buf[32];
+  const int n = std::snprintf(buf, sizeof buf, "%.17g", x);
+  out.append(buf, static_cast<size_t>(n));
+}
+
+}  // namespace
+
+int run_eval(const EvalOptions& o) {
+  setup_logging(o.log_level);
+  const spec::Config config = spec::parse_config(o.config);
+  reduce::SerialCommunicator comm;
+  return models::with_dtype(config, [&](auto tag) {
+    using T = decltype(tag);
+    models::Problem<T> problem = models::load_problem<T>(config, comm);
+    const models::ParameterLayout& layout = problem.model.layout();
+    const models::ParamsFile params = models::read_params_file(o.params, layout);
+    if (!params.ignored_columns.empty()) {
+      std::string list;
+      for (const auto& c : params.ignored_columns) list += (list.empty() ? "" : ", ") + c;
+      cli_logger().warn(params.display_name + ": ignoring columns that are not parameters: " + list);
+    }
+
+    reduce::ChunkReducer reducer(problem.plan, comm, resolve_threads(o.threads));
+    models::LogJoint<T> log_joint(problem.model, problem.view(), reducer);
+    const Eigen::Index S = params.values.rows();
+    Eigen::VectorXd lp(S);
+    Eigen::MatrixXd grad;
+    log_joint.evaluate(params.values, lp, o.grad ? &grad : nullptr, models::Scale::constrained);
+
+    std::string out = "log_joint";
+    const auto names = layout.column_names();
+    if (o.grad)
+      for (const auto& n : names) out += ",grad." + n;
+    out += '\n';
+    for (Eigen::Index s = 0; s < S; ++s) {
+      append_number(out, lp[s]);
+      if (o.grad)
+        for (Eigen::Index j = 0; j < grad.cols(); ++j) {
+          out += ',';
+          append_number(out, grad(s, j));
+        }
+      out += '\n';
+    }
+    if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
+      throw output_error("stdout", "cannot write the result");
+    return 0;
+  });
+}
+
+}  // namespace bvi::cli

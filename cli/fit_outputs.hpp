@@ -1,0 +1,33 @@
+#pragma once
+// The fit's outputs (SPEC.md "The summary document", "Files"): the summary JSON, draws.csv in
+// CmdStan's variational layout, and elbo.csv.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "inference/advi.hpp"
+#include "inference/final_approximation.hpp"
+#include "inference/posterior_summary.hpp"
+#include "models/spec/config.hpp"
+
+namespace bvi::cli {
+
+struct FitRecord {
+  const spec::Config* config = nullptr;
+  std::vector<std::string> names;  // CmdStan column names: alpha, beta.1, ...
+  std::vector<vi::ParameterSummary> parameters;
+  const vi::AdviResult* run = nullptr;
+  const vi::FinalReport* final = nullptr;
+  Eigen::MatrixXd constrained_draws;  // the output draws on the constrained scale
+  long long seed = 0;
+  int threads = 1, ranks = 1;
+  long long rows = 0, features = 0;
+  double seconds = 0;
+};
+
+// Keys in SPEC.md's order, then the extras, so the document reads top-down.
+nlohmann::ordered_json summary_json(const FitRecord& r);
+std::string draws_csv(const FitRecord& r);
+std::string elbo_csv(const FitRecord& r);
+
+}  // namespace bvi::cli

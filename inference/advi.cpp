@@ -1,0 +1,73 @@
+#include "inference/advi.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "inference/elbo.hpp"
+#include "inference/eta_adaptation.hpp"
+#include "inference/optimizers/optimizer.hpp"
+#include "inference/stopping_rule.hpp"
+
+namespace bvi::vi {
+
+AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Logger& logger,
+                    RunObserver* observer) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto seed = static_cast<std::uint64_t>(config.seed);
+  ElboEstimator estimator(density, seed);
+
+  AdviResult result;
+  result.q = make_family(config.algorithm, density.dim());
+  double eta = 0.0;
+  if (config.optimizer.name == "adaptive") {
+    eta = config.optimizer.eta ? *config.optimizer.eta
+                               : adapt_eta(estimator, *result.q, config, logger, observer);
+    result.eta = eta;
+  }
+  std::unique_ptr<Optimizer> optimizer = make_optimizer(config.optimizer, eta);
+  StoppingRule rule(config.tol_rel_obj, config.max_iterations, config.eval_elbo);
+
+  Eigen::VectorXd grad;
+  Family& q = *result.q;
+  for (long t = 1; t <= config.max_iterations; ++t) {
+    if (observer && observer->stop_requested()) {
+      result.interrupted = true;
+      break;
+    }
+    const ElboEstimate step = estimator.gradient(q, config.draws_per_step, rng::Purpose::gradient,
+                                                 static_cast<std::uint64_t>(t), grad);
+    result.redrawn += step.redrawn;
+    optimizer->step(q.params(), grad, t);
+    result.iterations = t;
+    if (!q.is_finite())
+      throw inference_error("inference",
+                            "the approximation diverged at iteration " + std::to_string(t) +
+                                " (its parameters are no longer finite); lower the learning rate or "
+                                "standardize the features");
+    if (observer) observer->on_iteration(t, config.max_iterations);
+    if (t % config.eval_elbo == 0) {
+      const ElboEstimate e =
+          estimator.elbo(q, config.elbo_samples, rng::Purpose::elbo, static_cast<std::uint64_t>(t));
+      result.redrawn += e.redrawn;
+      TraceRow row{t, std::chrono::duration<double>(Clock::now() - start).count(), e.value,
+                   rule.record(e.value)};
+      result.trace.push_back(row);
+      if (observer) observer->on_elbo(row, config.max_iterations);
+      if (rule.converged()) {
+        result.converged = true;
+        result.convergence = rule.reason();
+        break;
+      }
+    }
+  }
+  if (result.redrawn > 0)
+    logger.info(std::to_string(result.redrawn) +
+                " draws had a non-finite log density or gradient and were redrawn");
+  return result;
+}
+
+}  // namespace bvi::vi

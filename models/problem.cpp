@@ -1,0 +1,38 @@
+#include "models/problem.hpp"
+
+#include <algorithm>
+
+#include "common/error.hpp"
+#include "models/data/csv_reader.hpp"
+
+namespace bvi::models {
+
+Index default_block_rows(Index features) {
+  // ~256 KiB of float64 features per block, between 64 and 1024 rows.
+  return std::clamp<Index>(32768 / std::max<Index>(features, 1), 64, 1024);
+}
+
+template <class T>
+Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, const LoadOptions& options) {
+  data::DataSpec spec{config.data.csv, config.data.response, config.data.features, config.data.standardize};
+  data::CsvReader reader(spec.path);
+  const data::ColumnSelection columns = data::select_columns(reader, spec);
+  // Build the model first: a config mistake is reported before the data is read.
+  Model model = Model::build(config.model, columns.feature_names, {options.fused});
+  const Index total = reader.scan().records;
+  if (total == 0) throw data_error(file_line(spec.path, reader.first_data_line()), "no data rows");
+  const Index features = static_cast<Index>(columns.features.size());
+  const reduce::ShardPlan plan = reduce::ShardPlan::make(
+      total, options.block_rows > 0 ? options.block_rows : default_block_rows(features));
+  const Index first = plan.first_row(comm.rank(), comm.size());
+  const Index last = plan.last_row(comm.rank(), comm.size());
+  const Likelihood& lik = model.likelihood();
+  data::Dataset<T> ds = data::load_dataset<T>(
+      spec, [&lik](double y) { return lik.check_response(y); }, data::RowRange{first, last - first});
+  return Problem<T>{config, std::move(model), std::move(ds), plan};
+}
+
+template Problem<double> load_problem<double>(const spec::Config&, reduce::Communicator&, const LoadOptions&);
+template Problem<float> load_problem<float>(const spec::Config&, reduce::Communicator&, const LoadOptions&);
+
+}  // namespace bvi::models

@@ -1,0 +1,49 @@
+#pragma once
+// Everything a command needs to evaluate or fit: the validated config, the model built from it,
+// the rows of data this process holds, and how the rows are cut into blocks and chunks.
+#include <string>
+
+#include "inference/reduce/communicator.hpp"
+#include "inference/reduce/shard_plan.hpp"
+#include "models/data/dataset.hpp"
+#include "models/data_view.hpp"
+#include "models/model.hpp"
+#include "models/spec/config.hpp"
+
+namespace bvi::models {
+
+template <class T>
+struct Problem {
+  spec::Config config;
+  Model model;
+  data::Dataset<T> data;
+  reduce::ShardPlan plan;
+
+  DataView<T> view() const {
+    return {data.x.data(), data.y.data(), data.x.rows(), data.x.cols(), data.first_row, data.total_rows};
+  }
+};
+
+struct LoadOptions {
+  bool fused = true;     // the fused likelihood primitive (false: composed from generic ops)
+  Index block_rows = 0;  // rows per block; 0 chooses from the number of features
+};
+
+// Rows per block: enough to amortize the GEMM call, few enough that a block of features and
+// the S x block logits stay in the core's cache.
+Index default_block_rows(Index features);
+
+// Reads the data for `config` (the rows of this rank only) and builds the model. Errors: data
+// (65) and no_input (66) from the file, config (78) where the config and the data disagree.
+template <class T>
+Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm,
+                        const LoadOptions& options = {});
+
+// Calls f(float{}) or f(double{}) as the config's data.dtype says.
+template <class F>
+decltype(auto) with_dtype(const spec::Config& config, F&& f) {
+  if (config.data.dtype == "float32") return f(float{});
+  return f(double{});
+}
+
+}  // namespace bvi::models
