@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds bayes-vi and runs every test: doctest unit tests, the same under AddressSanitizer +
+# UBSan, and the end-to-end tests of the binary (MPI runs included), through ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$(nproc)"
+ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"

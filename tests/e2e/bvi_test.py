@@ -1,0 +1,79 @@
+"""Shared helpers for the end-to-end tests of the bayes-vi binary (standard library only).
+
+ctest sets BAYES_VI to the binary and BVI_SOURCE_DIR to the checkout; run by hand, the helpers
+fall back to build/bayes-vi in the checkout."""
+import csv
+import io
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+SOURCE_DIR = os.environ.get("BVI_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+BINARY = os.environ.get("BAYES_VI", os.path.join(SOURCE_DIR, "build", "bayes-vi"))
+DATA_DIR = os.path.join(SOURCE_DIR, "data")
+SEED_CSV = os.path.join(DATA_DIR, "seed_logistic.csv")
+SHARED_DIR = os.path.join(SOURCE_DIR, "tests", "e2e", "fixtures")
+
+
+def run(args, stdin=None, timeout=300, env=None):
+    """Runs the binary; returns the CompletedProcess with text stdout/stderr."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    return subprocess.run([BINARY] + list(args), input=stdin, capture_output=True, text=True,
+                          timeout=timeout, env=full_env)
+
+
+def logistic_config(csv_path=SEED_CSV, prior_scale=1.0, intercept=False, inference=None, **data_extra):
+    cfg = {"data": {"csv": csv_path, "response": "y", **data_extra},
+           "model": {"likelihood": "bernoulli_logit", "intercept": intercept,
+                     "priors": {"beta": {"normal": {"loc": 0, "scale": prior_scale}}}}}
+    if intercept:
+        cfg["model"]["priors"]["alpha"] = {"normal": {"loc": 0, "scale": 10}}
+    if inference is not None:
+        cfg["inference"] = inference
+    return cfg
+
+
+def read_csv_rows(text):
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+class BinaryTestCase(unittest.TestCase):
+    """A test case with a private temporary folder and helpers to write configs and files."""
+
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.tmp = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def write(self, name, text, mode="w"):
+        p = self.path(name)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, mode) as f:
+            f.write(text)
+        return p
+
+    def write_config(self, cfg, name="config.json"):
+        return self.write(name, json.dumps(cfg) if not isinstance(cfg, str) else cfg)
+
+    def assert_error(self, proc, code, where=None, contains=None):
+        """SPEC.md's error contract: the exit code, and one stderr line
+        'bayes-vi: error: WHERE: WHAT' naming the place."""
+        self.assertEqual(proc.returncode, code, "exit code; stderr: %r" % proc.stderr)
+        lines = [l for l in proc.stderr.splitlines() if l.strip()]
+        self.assertEqual(len(lines), 1, "stderr must be one line, got: %r" % proc.stderr)
+        self.assertTrue(lines[0].startswith("bayes-vi: error: "), lines[0])
+        if where is not None:
+            self.assertTrue(lines[0].startswith("bayes-vi: error: " + where + ": "),
+                            "expected the place %r in %r" % (where, lines[0]))
+        if contains is not None:
+            self.assertIn(contains, lines[0])
+        self.assertEqual(proc.stdout, "", "nothing on stdout after an error")
