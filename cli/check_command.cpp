@@ -54,7 +54,7 @@ int run_check(const CheckOptions& o) {
     using T = decltype(tag);
     const models::Problem<T> p = models::load_problem<T>(config, comm);
     if (o.explain) {
-      std::printf("%s\n", config.resolved.dump(2).c_str());
+      std::printf("%s\n", p.config.resolved.dump(2).c_str());
       return 0;
     }
     const auto& d = p.data;
@@ -81,7 +81,7 @@ int run_check(const CheckOptions& o) {
       }
       os << ")\n";
     }
-    const auto& inf = config.inference;
+    const auto& inf = p.config.inference;
     os << "inference   " << inf.algorithm << ", " << inf.optimizer.name << ", " << inf.draws_per_step
        << " draws per step, up to " << inf.max_iterations << " iterations, tol_rel_obj "
        << (inf.tol_rel_obj ? std::to_string(*inf.tol_rel_obj) : std::string("null")) << ", seed " << inf.seed

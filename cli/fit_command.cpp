@@ -39,12 +39,13 @@ CLI::App* setup_fit(CLI::App& app, FitOptions& o) {
 namespace {
 
 template <class T>
-int fit(const FitOptions& o, spec::Config config) {
+int fit(const FitOptions& o, const spec::Config& parsed) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   reduce::SerialCommunicator comm;
   const int threads = resolve_threads(o.threads);
-  models::Problem<T> problem = models::load_problem<T>(config, comm, {!o.composed, 0});
+  models::Problem<T> problem = models::load_problem<T>(parsed, comm, {!o.composed, 0});
+  const spec::Config& config = problem.config;
   reduce::ChunkReducer reducer(problem.plan, comm, threads);
   models::LogJoint<T> log_joint(problem.model, problem.view(), reducer);
 

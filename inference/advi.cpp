@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "inference/elbo.hpp"
 #include "inference/eta_adaptation.hpp"
+#include "inference/optimizers/natural_gradient.hpp"
 #include "inference/optimizers/optimizer.hpp"
 #include "inference/stopping_rule.hpp"
 
@@ -28,11 +29,17 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
                                : adapt_eta(estimator, *result.q, config, logger, observer);
     result.eta = eta;
   }
-  std::unique_ptr<Optimizer> optimizer = make_optimizer(config.optimizer, eta);
+  // The natural-gradient rule updates the family through its mean and precision; the others
+  // are gradient-ascent rules on the flat parameter vector.
+  const bool natural = config.optimizer.name == "natural";
+  std::unique_ptr<Optimizer> optimizer = natural ? nullptr : make_optimizer(config.optimizer, eta);
+  NaturalGradient natural_gradient(
+      {config.optimizer.learning_rate, config.optimizer.min_learning_rate, config.optimizer.half_life});
   StoppingRule rule(config.tol_rel_obj, config.max_iterations, config.eval_elbo);
 
   Eigen::VectorXd grad;
   Family& q = *result.q;
+  if (natural) q.set_initial_scale(0.1);
   for (long t = 1; t <= config.max_iterations; ++t) {
     if (observer && observer->stop_requested()) {
       result.interrupted = true;
@@ -41,7 +48,10 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
     const ElboEstimate step = estimator.gradient(q, config.draws_per_step, rng::Purpose::gradient,
                                                  static_cast<std::uint64_t>(t), grad);
     result.redrawn += step.redrawn;
-    optimizer->step(q.params(), grad, t);
+    if (natural)
+      natural_gradient.step(q, estimator.last_eps(), estimator.last_grad_log_p(), t);
+    else
+      optimizer->step(q.params(), grad, t);
     result.iterations = t;
     if (!q.is_finite())
       throw inference_error("inference",

@@ -34,6 +34,7 @@ class ElboEstimator {
   const Eigen::MatrixXd& last_eps() const { return eps_; }
   const Eigen::MatrixXd& last_zeta() const { return zeta_; }
   const Eigen::VectorXd& last_log_p() const { return lp_; }
+  const Eigen::MatrixXd& last_grad_log_p() const { return grad_; }  // after gradient() only
 
   LogDensity& density() { return density_; }
   std::uint64_t seed() const { return seed_; }

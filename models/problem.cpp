@@ -29,7 +29,9 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
   const Likelihood& lik = model.likelihood();
   data::Dataset<T> ds = data::load_dataset<T>(
       spec, [&lik](double y) { return lik.check_response(y); }, data::RowRange{first, last - first});
-  return Problem<T>{config, std::move(model), std::move(ds), plan};
+  spec::Config resolved = config;
+  spec::resolve_automatic(resolved, model.dim());
+  return Problem<T>{std::move(resolved), std::move(model), std::move(ds), plan};
 }
 
 template Problem<double> load_problem<double>(const spec::Config&, reduce::Communicator&, const LoadOptions&);

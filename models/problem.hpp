@@ -14,7 +14,7 @@ namespace bvi::models {
 
 template <class T>
 struct Problem {
-  spec::Config config;
+  spec::Config config;  // with the automatic settings resolved for this model
   Model model;
   data::Dataset<T> data;
   reduce::ShardPlan plan;

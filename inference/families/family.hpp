@@ -43,6 +43,8 @@ class Family {
   void log_density_of_draws(const Eigen::Ref<const Eigen::MatrixXd>& eps,
                             Eigen::Ref<Eigen::VectorXd> out) const;
   bool is_finite() const { return params_.allFinite(); }
+  // Resets the scale to s I (mean unchanged).
+  virtual void set_initial_scale(double s) = 0;
 
  protected:
   Index dim_;

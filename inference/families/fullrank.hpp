@@ -25,6 +25,7 @@ class FullRank final : public Family {
   double log_det_scale() const override;
   Eigen::VectorXd marginal_sd() const override;
   Eigen::MatrixXd covariance() const override;
+  void set_initial_scale(double s) override { set_cholesky(s * Eigen::MatrixXd::Identity(dim_, dim_)); }
 
  private:
   // Index in params() of L(i, j), i >= j.

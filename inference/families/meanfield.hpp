@@ -1,6 +1,8 @@
 #pragma once
 // Independent normals: zeta = mu + exp(omega) .* eps. params() = [mu (P), omega (P)], with
 // omega = log sigma unconstrained so the optimizer cannot make a scale negative.
+#include <cmath>
+
 #include "inference/families/family.hpp"
 
 namespace bvi::vi {
@@ -22,6 +24,7 @@ class MeanField final : public Family {
                      Eigen::VectorXd& grad) const override;
   double log_det_scale() const override { return omega().sum(); }
   Eigen::VectorXd marginal_sd() const override { return omega().array().exp(); }
+  void set_initial_scale(double s) override { omega().setConstant(std::log(s)); }
   Eigen::MatrixXd covariance() const override { return marginal_sd().array().square().matrix().asDiagonal(); }
 };
 

@@ -11,7 +11,7 @@ std::unique_ptr<Optimizer> make_optimizer(const spec::OptimizerConfig& c, double
   if (c.name == "adam") return std::make_unique<Adam>(c.learning_rate, c.decay, c.beta1, c.beta2, c.epsilon);
   if (c.name == "adaptive")
     return std::make_unique<AdaptiveStep>(c.eta ? *c.eta : adapted_eta, c.tau, c.alpha);
-  throw std::invalid_argument("unknown optimizer '" + c.name + "'");
+  throw std::invalid_argument("no flat-vector optimizer '" + c.name + "' (natural updates the family itself)");
 }
 
 }  // namespace bvi::vi

@@ -44,15 +44,16 @@ struct OptimizerConfig {
   std::optional<double> eta;                          // adaptive: null = adapt eta
   long long adapt_iterations = 50;                    // adaptive
   double tau = 1.0, alpha = 0.1;                      // adaptive
+  double min_learning_rate = 0.05, half_life = 50;    // natural: rho decays from learning_rate
 };
 
 struct InferenceConfig {
   std::string algorithm = "meanfield";
-  long long draws_per_step = 0;
+  long long draws_per_step = 0;  // 0: automatic until resolve_automatic()
   OptimizerConfig optimizer;
-  long long max_iterations = 0;
+  long long max_iterations = 0;  // 0: automatic
   std::optional<double> tol_rel_obj;
-  long long eval_elbo = 0;
+  long long eval_elbo = 0;  // 0: automatic
   long long elbo_samples = 0;
   long long seed = 0;
   long long output_draws = 0;
@@ -67,6 +68,10 @@ struct Config {
   ModelConfig model;
   InferenceConfig inference;
 };
+
+// Fills in the keys left null (automatic) once the number of parameters is known, in the struct
+// and in `resolved` (so `check --explain` and the summary show the numbers used).
+void resolve_automatic(Config& config, long long parameters);
 
 // Reads, validates and resolves a config file. Throws Error: no_input (66) when the file cannot
 // be read, config (78) for invalid JSON, unknown keys, wrong types or out-of-range values.

@@ -106,48 +106,21 @@ const Section& inference_section() {
            {"meanfield", "fullrank"},
            "Variational family on the unconstrained space: independent normals, or a multivariate normal "
            "with a full covariance (Cholesky factor)."},
-          {"draws_per_step",
-           Kind::integer,
-           64,
-           false,
-           between(1, 1e6),
-           {},
-           "Monte Carlo draws per gradient step, evaluated as one batch."},
-          {"optimizer",
-           Kind::object,
-           Json{{"name", "adam"}},
-           false,
-           {},
-           {},
+          {"draws_per_step", Kind::auto_integer, nullptr, false, between(1, 1e6), {},
+           "Monte Carlo draws per gradient step, evaluated as one batch. null: for natural, max(128, 2 P + 32) "
+           "with P the number of parameters (its curvature estimate needs more draws than parameters); for the "
+           "other optimizers, 64."},
+          {"optimizer", Kind::object, Json{{"name", "natural"}}, false, {}, {},
            "The stochastic optimizer; its keys depend on `name`."},
-          {"max_iterations",
-           Kind::integer,
-           10000,
-           false,
-           between(1, 1e9),
-           {},
-           "Upper bound on gradient steps."},
-          {"tol_rel_obj",
-           Kind::nullable_number,
-           1e-3,
-           false,
-           positive(),
-           {},
+          {"max_iterations", Kind::auto_integer, nullptr, false, between(1, 1e9), {},
+           "Upper bound on gradient steps. null: 200 for natural, 10000 for the other optimizers."},
+          {"tol_rel_obj", Kind::nullable_number, nullptr, false, positive(), {},
            "Stop when the mean or median relative ELBO change over recent evaluations falls below this "
            "(Stan's rule). null: run every iteration."},
-          {"eval_elbo",
-           Kind::integer,
-           100,
-           false,
-           between(1, 1e9),
-           {},
-           "Estimate the ELBO every this many iterations (for the stopping rule and elbo.csv)."},
-          {"elbo_samples",
-           Kind::integer,
-           100,
-           false,
-           between(1, 1e7),
-           {},
+          {"eval_elbo", Kind::auto_integer, nullptr, false, between(1, 1e9), {},
+           "Estimate the ELBO every this many iterations (for the stopping rule and elbo.csv). null: "
+           "max(1, max_iterations / 50)."},
+          {"elbo_samples", Kind::integer, 100, false, between(1, 1e7), {},
            "Draws per ELBO estimate during the run."},
           {"final_elbo_draws",
            Kind::integer,
@@ -175,7 +148,7 @@ const Section& inference_section() {
 }
 
 const std::vector<std::string>& optimizer_names() {
-  static const std::vector<std::string> names{"sgd", "adam", "adaptive"};
+  static const std::vector<std::string> names{"natural", "adam", "sgd", "adaptive"};
   return names;
 }
 
@@ -186,8 +159,20 @@ const Section& optimizer_section(const std::string& name) {
                                 false,
                                 {},
                                 optimizer_names(),
-                                "sgd: plain gradient ascent (the notebook's); adam: Adam; adaptive: Stan's "
-                                "ADVI step-size sequence with eta adaptation."};
+                                "natural: natural-gradient steps on the mean and precision (the default); "
+                                "adam: Adam; sgd: plain gradient ascent (the notebook's); adaptive: Stan's ADVI "
+                                "step-size sequence with eta adaptation."};
+  static const Section natural{
+      "/inference/optimizer",
+      "Natural-gradient VI (the improved Bayesian learning rule, Lin, Schmidt & Khan 2020) with the "
+      "curvature estimated from the gradient draws (Price's theorem); the step size decays from "
+      "learning_rate to min_learning_rate with the given half-life.",
+      {name_field,
+       {"learning_rate", Kind::number, 1.0, false, {0, 1, true, false}, {},
+        "Initial step size rho (1: a full Newton-like step, inside a trust region)."},
+       {"min_learning_rate", Kind::number, 0.1, false, {0, 1, true, false}, {}, "Final step size."},
+       {"half_life", Kind::number, 20.0, false, positive(), {},
+        "Iterations for the step size to halve its distance to min_learning_rate."}}};
   static const Section sgd{
       "/inference/optimizer",
       "Plain stochastic gradient ascent with a constant step.",
@@ -228,6 +213,7 @@ const Section& optimizer_section(const std::string& name) {
         {0, 1, true, false},
         {},
         "Weight of the newest squared gradient."}}};
+  if (name == "natural") return natural;
   if (name == "sgd") return sgd;
   if (name == "adam") return adam;
   if (name == "adaptive") return adaptive;

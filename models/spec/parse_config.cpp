@@ -99,6 +99,9 @@ OptimizerConfig read_optimizer(const Json& o) {
     c.beta2 = o.at("beta2").get<double>();
     c.epsilon = o.at("epsilon").get<double>();
     c.decay = o.at("decay").get<double>();
+  } else if (c.name == "natural") {
+    c.min_learning_rate = o.at("min_learning_rate").get<double>();
+    c.half_life = o.at("half_life").get<double>();
   } else if (c.name == "adaptive") {
     if (!o.at("eta").is_null()) c.eta = o.at("eta").get<double>();
     c.adapt_iterations = o.at("adapt_iterations").get<long long>();
@@ -150,18 +153,19 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   Json inf = resolve_section(inference_section(), root.at("inference"));
   const Json& opt_in = inf.at("optimizer");
   if (!opt_in.is_object()) throw config_error("/inference/optimizer", "expected an object");
-  std::string opt_name = "adam";
+  std::string opt_name = "natural";
   if (opt_in.contains("name")) {
     static const Field name_field{"name", Kind::choice, nullptr, false, {}, optimizer_names(), ""};
     opt_name = resolve_value(name_field, opt_in.at("name"), "/inference/optimizer/name").get<std::string>();
   }
   inf["optimizer"] = resolve_section(optimizer_section(opt_name), opt_in);
   cfg.inference.algorithm = inf.at("algorithm").get<std::string>();
-  cfg.inference.draws_per_step = inf.at("draws_per_step").get<long long>();
+  auto auto_int = [&](const char* key) { return inf.at(key).is_null() ? 0LL : inf.at(key).get<long long>(); };
+  cfg.inference.draws_per_step = auto_int("draws_per_step");
   cfg.inference.optimizer = read_optimizer(inf.at("optimizer"));
-  cfg.inference.max_iterations = inf.at("max_iterations").get<long long>();
+  cfg.inference.max_iterations = auto_int("max_iterations");
   if (!inf.at("tol_rel_obj").is_null()) cfg.inference.tol_rel_obj = inf.at("tol_rel_obj").get<double>();
-  cfg.inference.eval_elbo = inf.at("eval_elbo").get<long long>();
+  cfg.inference.eval_elbo = auto_int("eval_elbo");
   cfg.inference.elbo_samples = inf.at("elbo_samples").get<long long>();
   cfg.inference.final_elbo_draws = inf.at("final_elbo_draws").get<long long>();
   cfg.inference.seed = inf.at("seed").get<long long>();
@@ -169,6 +173,18 @@ Config parse_config_text(const std::string& text, const std::string& path, const
 
   cfg.resolved = Json{{"data", data}, {"model", model}, {"inference", inf}};
   return cfg;
+}
+
+void resolve_automatic(Config& config, long long parameters) {
+  InferenceConfig& inf = config.inference;
+  const bool natural = inf.optimizer.name == "natural";
+  if (inf.draws_per_step == 0) inf.draws_per_step = natural ? std::max(128LL, 2 * parameters + 32) : 64;
+  if (inf.max_iterations == 0) inf.max_iterations = natural ? 200 : 10000;
+  if (inf.eval_elbo == 0) inf.eval_elbo = std::max(1LL, inf.max_iterations / 50);
+  Json& r = config.resolved["inference"];
+  r["draws_per_step"] = inf.draws_per_step;
+  r["max_iterations"] = inf.max_iterations;
+  r["eval_elbo"] = inf.eval_elbo;
 }
 
 Config parse_config(const std::string& path) {

@@ -99,6 +99,9 @@ Json resolve_value(const Field& f, const Json& v, const std::string& where) {
     case Kind::boolean:
       if (!v.is_boolean()) throw config_error(where, "expected true or false, got " + type_of(v));
       return v;
+    case Kind::auto_integer:
+      if (v.is_null()) return v;
+      [[fallthrough]];
     case Kind::integer: {
       if (!v.is_number()) throw config_error(where, "expected an integer, got " + type_of(v));
       const double x = v.get<double>();
@@ -175,7 +178,8 @@ Json resolve_section(const Section& section, const Json& obj) {
     auto it = obj.find(f.name);
     if (it == obj.end()) {
       if (f.required) throw config_error(at, "missing required key");
-      if (!f.default_value.is_null() || f.kind == Kind::nullable_number) out[f.name] = f.default_value;
+      if (!f.default_value.is_null() || f.kind == Kind::nullable_number || f.kind == Kind::auto_integer)
+        out[f.name] = f.default_value;
       continue;
     }
     out[f.name] = resolve_value(f, *it, at);
@@ -189,6 +193,8 @@ std::string kind_name(const Field& f) {
       return "boolean";
     case Kind::integer:
       return "integer";
+    case Kind::auto_integer:
+      return "integer or null";
     case Kind::number:
       return "number";
     case Kind::nullable_number:
@@ -209,7 +215,8 @@ std::string kind_name(const Field& f) {
 
 std::string default_text(const Field& f) {
   if (f.required) return "required";
-  if (f.default_value.is_null()) return f.kind == Kind::nullable_number ? "null" : "(none)";
+  if (f.default_value.is_null())
+    return f.kind == Kind::nullable_number ? "null" : f.kind == Kind::auto_integer ? "null (automatic)" : "(none)";
   return f.default_value.dump();
 }
 
@@ -220,6 +227,7 @@ std::string range_text(const Field& f) {
     return list;
   }
   if (f.kind == Kind::number || f.kind == Kind::nullable_number || f.kind == Kind::integer ||
+      f.kind == Kind::auto_integer ||
       f.kind == Kind::number_or_array)
     return f.range.describe();
   return "";

@@ -17,6 +17,7 @@ enum class Kind {
   integer,
   number,
   nullable_number,  // null or a number
+  auto_integer,     // an integer, or null for a value chosen from the model (documented per key)
   string,
   choice,           // one of `choices`
   string_array,     // non-empty array of distinct strings
