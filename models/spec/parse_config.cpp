@@ -28,6 +28,32 @@ std::string strip_json_error(const std::string& what) {
   return pos == std::string::npos ? what : what.substr(pos + 2);
 }
 
+// nlohmann reports a number a double cannot hold (1e400: valid JSON, but not a double) as
+// out_of_range without a position. Parsing again with this handler finds where the parser
+// gave up; it builds nothing.
+class ErrorLocator final : public nlohmann::json_sax<Json> {
+ public:
+  std::size_t byte = 0;
+  std::string token;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string& last_token, const Json::exception&) override {
+    byte = position;
+    token = last_token;
+    return false;
+  }
+};
+
 std::vector<std::string> model_parameters(bool intercept) {
   std::vector<std::string> names{"beta"};
   if (intercept) names.push_back("alpha");
@@ -120,6 +146,11 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   } catch (const Json::parse_error& e) {
     throw config_error(json_error_place(path, text, e.byte == 0 ? 0 : e.byte - 1),
                        "invalid JSON: " + strip_json_error(e.what()));
+  } catch (const Json::out_of_range&) {
+    ErrorLocator locator;
+    Json::sax_parse(text, &locator);
+    throw config_error(json_error_place(path, text, locator.byte == 0 ? 0 : locator.byte - 1),
+                       "number " + locator.token + " is too large for a double");
   }
   Json root = resolve_section(root_section(), doc);
 
