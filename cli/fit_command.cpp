@@ -96,7 +96,7 @@ int fit(const FitOptions& o, spec::Config config) {
 }  // namespace
 
 int run_fit(const FitOptions& o) {
-  setup_logging(o.quiet ? "error" : o.log_level);
+  setup_logging(o.log_level, o.quiet ? Verbosity::quiet : Verbosity::normal);
   spec::Config config = spec::parse_config(o.config);
   if (o.seed) {
     config.inference.seed = *o.seed;
