@@ -5,6 +5,7 @@
 
 #include "cli/common_options.hpp"
 #include "cli/logging.hpp"
+#include "common/error.hpp"
 #include "models/problem.hpp"
 
 namespace bvi::cli {
@@ -44,6 +45,13 @@ std::string format_hyper(const spec::HyperValue& h) {
   return os.str();
 }
 
+// Like fit and eval: a report that cannot be written (a full disk under a redirected stdout)
+// is an output error, not a silent success.
+void print(const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+    throw output_error("stdout", "cannot write the report");
+}
+
 }  // namespace
 
 int run_check(const CheckOptions& o) {
@@ -54,7 +62,7 @@ int run_check(const CheckOptions& o) {
     using T = decltype(tag);
     const models::Problem<T> p = models::load_problem<T>(config, comm);
     if (o.explain) {
-      std::printf("%s\n", config.resolved.dump(2).c_str());
+      print(config.resolved.dump(2) + "\n");
       return 0;
     }
     const auto& d = p.data;
@@ -86,7 +94,7 @@ int run_check(const CheckOptions& o) {
        << " draws per step, up to " << inf.max_iterations << " iterations, tol_rel_obj "
        << (inf.tol_rel_obj ? std::to_string(*inf.tol_rel_obj) : std::string("null")) << ", seed " << inf.seed
        << "\n";
-    std::fputs(os.str().c_str(), stdout);
+    print(os.str());
     return 0;
   });
 }
