@@ -38,6 +38,8 @@ CLI::App* setup_fit(CLI::App& app, FitOptions& o) {
 
 namespace {
 
+const char* const kOutputFiles[] = {"draws.csv", "elbo.csv", "summary.json"};
+
 template <class T>
 int fit(const FitOptions& o, spec::Config config) {
   using Clock = std::chrono::steady_clock;
@@ -84,9 +86,10 @@ int fit(const FitOptions& o, spec::Config config) {
   const std::string summary = summary_json(record).dump(2) + "\n";
   if (!o.output.empty()) {
     namespace fs = std::filesystem;
-    write_file_atomically((fs::path(o.output) / "draws.csv").string(), draws_csv(record));
-    write_file_atomically((fs::path(o.output) / "elbo.csv").string(), elbo_csv(record));
-    write_file_atomically((fs::path(o.output) / "summary.json").string(), summary);
+    // The summary last: whoever sees the new summary.json sees the draws it describes.
+    write_files_atomically({{(fs::path(o.output) / kOutputFiles[0]).string(), draws_csv(record)},
+                            {(fs::path(o.output) / kOutputFiles[1]).string(), elbo_csv(record)},
+                            {(fs::path(o.output) / kOutputFiles[2]).string(), summary}});
   }
   if (std::fwrite(summary.data(), 1, summary.size(), stdout) != summary.size() || std::fflush(stdout) != 0)
     throw output_error("stdout", "cannot write the summary");
@@ -103,7 +106,7 @@ int run_fit(const FitOptions& o) {
     config.resolved["inference"]["seed"] = *o.seed;
   }
   // Fail on an unusable output folder before the work, not after it.
-  if (!o.output.empty()) prepare_output_dir(o.output);
+  if (!o.output.empty()) prepare_output_dir(o.output, {std::begin(kOutputFiles), std::end(kOutputFiles)});
   return models::with_dtype(config, [&](auto tag) { return fit<decltype(tag)>(o, config); });
 }
 
