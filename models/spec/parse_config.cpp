@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -116,6 +117,26 @@ Json resolve_priors(const Json& priors, bool intercept, ModelConfig& out) {
   return resolved;
 }
 
+// A key of another optimizer ("eta" under adam) is usually a `name` changed without its keys:
+// say whose key it is, where the generic check would guess the nearest spelling ("beta1").
+void check_optimizer_keys(const std::string& name, const Json& o) {
+  const Section& own = optimizer_section(name);
+  auto has = [](const Section& s, const std::string& key) {
+    return std::any_of(s.fields.begin(), s.fields.end(), [&](const Field& f) { return f.name == key; });
+  };
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    if (has(own, it.key())) continue;
+    std::string owners;
+    for (const auto& other : optimizer_names())
+      if (has(optimizer_section(other), it.key())) owners += (owners.empty() ? "'" : ", '") + other + "'";
+    if (!owners.empty())
+      throw config_error(child_pointer("/inference/optimizer", it.key()),
+                         "not a key of optimizer '" + name + "'" +
+                             (o.contains("name") ? "" : " (the default when no name is given)") +
+                             "; it belongs to " + owners);
+  }
+}
+
 OptimizerConfig read_optimizer(const Json& o) {
   OptimizerConfig c;
   c.name = o.at("name").get<std::string>();
@@ -186,6 +207,7 @@ Config parse_config_text(const std::string& text, const std::string& path, const
     static const Field name_field{"name", Kind::choice, nullptr, false, {}, optimizer_names(), ""};
     opt_name = resolve_value(name_field, opt_in.at("name"), "/inference/optimizer/name").get<std::string>();
   }
+  check_optimizer_keys(opt_name, opt_in);
   inf["optimizer"] = resolve_section(optimizer_section(opt_name), opt_in);
   cfg.inference.algorithm = inf.at("algorithm").get<std::string>();
   cfg.inference.draws_per_step = inf.at("draws_per_step").get<long long>();
