@@ -79,6 +79,9 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
 
 void prepare_output_dir(const std::string& dir, const std::vector<std::string>& names) {
   std::error_code ec;
+  // Asked first: create_directories would report a file in the way only as "Not a directory".
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw output_error(dir, "exists and is not a folder");
   fs::create_directories(dir, ec);
   if (ec) throw output_error(dir, "cannot create the output folder (" + ec.message() + ")");
   if (!fs::is_directory(dir, ec)) throw output_error(dir, "exists and is not a folder");
