@@ -13,7 +13,10 @@ namespace bvi::cli {
 CLI::App* setup_check(CLI::App& app, CheckOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "check", "Validate the config and the data and print what was found, without fitting");
-  cmd->add_option("config", o.config, "Config file (JSON)")->required()->type_name("CONFIG.json");
+  cmd->add_option("config", o.config, "Config file (JSON)")
+      ->required()
+      ->check(non_empty_path())
+      ->type_name("CONFIG.json");
   cmd->add_flag("--explain", o.explain,
                 "Print the resolved config instead: every key, with the defaults filled in, as JSON");
   add_log_level_option(*cmd, o.log_level);

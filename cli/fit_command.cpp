@@ -23,8 +23,12 @@ namespace bvi::cli {
 CLI::App* setup_fit(CLI::App& app, FitOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "fit", "Fit a Gaussian approximation to the posterior (ADVI); summary JSON on stdout");
-  cmd->add_option("config", o.config, "Config file (JSON)")->required()->type_name("CONFIG.json");
+  cmd->add_option("config", o.config, "Config file (JSON)")
+      ->required()
+      ->check(non_empty_path())
+      ->type_name("CONFIG.json");
   cmd->add_option("--output", o.output, "Also write summary.json, draws.csv and elbo.csv into this folder")
+      ->check(non_empty_path())
       ->type_name("DIR");
   add_threads_option(*cmd, o.threads);
   cmd->add_option("--seed", o.seed, "Random seed (overrides inference.seed)")
