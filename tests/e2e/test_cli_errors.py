@@ -77,6 +77,12 @@ class CommandLine(ErrorTestCase):
     def test_bad_log_level_is_reported_before_a_bad_config(self):
         self.usage(["check", self.write("bad.json", "{"), "--log-level", "shout"], "shout")
 
+    def test_empty_paths(self):
+        # "" is no file: without this it reached the file layer, which had no name to report.
+        self.usage(["check", ""], "config: must not be empty")
+        self.usage(["eval", self.cfg, "--params", ""], "--params: must not be empty")
+        self.usage(["fit", self.cfg, "--output", ""], "--output: must not be empty")
+
     def test_eval_without_params(self):
         self.usage(["eval", self.cfg], "--params")
 
