@@ -5,6 +5,7 @@
 
 #include "cli/common_options.hpp"
 #include "cli/logging.hpp"
+#include "common/error.hpp"
 #include "models/problem.hpp"
 
 namespace bvi::cli {
@@ -12,7 +13,10 @@ namespace bvi::cli {
 CLI::App* setup_check(CLI::App& app, CheckOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "check", "Validate the config and the data and print what was found, without fitting");
-  cmd->add_option("config", o.config, "Config file (JSON)")->required()->type_name("CONFIG.json");
+  cmd->add_option("config", o.config, "Config file (JSON)")
+      ->required()
+      ->check(non_empty_path())
+      ->type_name("CONFIG.json");
   cmd->add_flag("--explain", o.explain,
                 "Print the resolved config instead: every key, with the defaults filled in, as JSON");
   add_log_level_option(*cmd, o.log_level);
@@ -44,6 +48,13 @@ std::string format_hyper(const spec::HyperValue& h) {
   return os.str();
 }
 
+// Like fit and eval: a report that cannot be written (a full disk under a redirected stdout)
+// is an output error, not a silent success.
+void print(const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+    throw output_error("stdout", "cannot write the report");
+}
+
 }  // namespace
 
 int run_check(const CheckOptions& o) {
@@ -54,7 +65,7 @@ int run_check(const CheckOptions& o) {
     using T = decltype(tag);
     const models::Problem<T> p = models::load_problem<T>(config, comm);
     if (o.explain) {
-      std::printf("%s\n", p.config.resolved.dump(2).c_str());
+      print(p.config.resolved.dump(2) + "\n");
       return 0;
     }
     const auto& d = p.data;
@@ -86,7 +97,7 @@ int run_check(const CheckOptions& o) {
        << " draws per step, up to " << inf.max_iterations << " iterations, tol_rel_obj "
        << (inf.tol_rel_obj ? std::to_string(*inf.tol_rel_obj) : std::string("null")) << ", seed " << inf.seed
        << "\n";
-    std::fputs(os.str().c_str(), stdout);
+    print(os.str());
     return 0;
   });
 }

@@ -13,4 +13,8 @@ int resolve_threads(int requested);
 // --log-level L
 void add_log_level_option(CLI::App& cmd, std::string& level);
 
+// For a file or folder argument: "" would reach the file layer and fail there with no name to
+// put in the message's WHERE, so it is a command-line error instead.
+CLI::Validator non_empty_path();
+
 }  // namespace bvi::cli

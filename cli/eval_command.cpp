@@ -15,11 +15,15 @@ namespace bvi::cli {
 CLI::App* setup_eval(CLI::App& app, EvalOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "eval", "Evaluate the log joint density (and its gradient) at parameter values, many rows at once");
-  cmd->add_option("config", o.config, "Config file (JSON)")->required()->type_name("CONFIG.json");
+  cmd->add_option("config", o.config, "Config file (JSON)")
+      ->required()
+      ->check(non_empty_path())
+      ->type_name("CONFIG.json");
   cmd->add_option("--params", o.params,
                   "CSV of parameter values, one point per row, with a header naming the parameters "
                   "(alpha, beta.1, ...); - reads stdin")
       ->required()
+      ->check(non_empty_path())
       ->type_name("FILE|-");
   cmd->add_flag("--grad", o.grad, "Also print the gradient: one column grad.NAME per parameter");
   add_threads_option(*cmd, o.threads);

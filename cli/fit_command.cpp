@@ -23,8 +23,12 @@ namespace bvi::cli {
 CLI::App* setup_fit(CLI::App& app, FitOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "fit", "Fit a Gaussian approximation to the posterior (ADVI); summary JSON on stdout");
-  cmd->add_option("config", o.config, "Config file (JSON)")->required()->type_name("CONFIG.json");
+  cmd->add_option("config", o.config, "Config file (JSON)")
+      ->required()
+      ->check(non_empty_path())
+      ->type_name("CONFIG.json");
   cmd->add_option("--output", o.output, "Also write summary.json, draws.csv and elbo.csv into this folder")
+      ->check(non_empty_path())
       ->type_name("DIR");
   add_threads_option(*cmd, o.threads);
   cmd->add_option("--seed", o.seed, "Random seed (overrides inference.seed)")
@@ -37,6 +41,8 @@ CLI::App* setup_fit(CLI::App& app, FitOptions& o) {
 }
 
 namespace {
+
+const char* const kOutputFiles[] = {"draws.csv", "elbo.csv", "summary.json"};
 
 template <class T>
 int fit(const FitOptions& o, const spec::Config& parsed) {
@@ -85,9 +91,10 @@ int fit(const FitOptions& o, const spec::Config& parsed) {
   const std::string summary = summary_json(record).dump(2) + "\n";
   if (!o.output.empty()) {
     namespace fs = std::filesystem;
-    write_file_atomically((fs::path(o.output) / "draws.csv").string(), draws_csv(record));
-    write_file_atomically((fs::path(o.output) / "elbo.csv").string(), elbo_csv(record));
-    write_file_atomically((fs::path(o.output) / "summary.json").string(), summary);
+    // The summary last: whoever sees the new summary.json sees the draws it describes.
+    write_files_atomically({{(fs::path(o.output) / kOutputFiles[0]).string(), draws_csv(record)},
+                            {(fs::path(o.output) / kOutputFiles[1]).string(), elbo_csv(record)},
+                            {(fs::path(o.output) / kOutputFiles[2]).string(), summary}});
   }
   if (std::fwrite(summary.data(), 1, summary.size(), stdout) != summary.size() || std::fflush(stdout) != 0)
     throw output_error("stdout", "cannot write the summary");
@@ -97,14 +104,14 @@ int fit(const FitOptions& o, const spec::Config& parsed) {
 }  // namespace
 
 int run_fit(const FitOptions& o) {
-  setup_logging(o.quiet ? "error" : o.log_level);
+  setup_logging(o.log_level, o.quiet ? Verbosity::quiet : Verbosity::normal);
   spec::Config config = spec::parse_config(o.config);
   if (o.seed) {
     config.inference.seed = *o.seed;
     config.resolved["inference"]["seed"] = *o.seed;
   }
   // Fail on an unusable output folder before the work, not after it.
-  if (!o.output.empty()) prepare_output_dir(o.output);
+  if (!o.output.empty()) prepare_output_dir(o.output, {std::begin(kOutputFiles), std::end(kOutputFiles)});
   return models::with_dtype(config, [&](auto tag) { return fit<decltype(tag)>(o, config); });
 }
 

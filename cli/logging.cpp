@@ -3,6 +3,8 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "common/error.hpp"
 
 namespace bvi::cli {
@@ -18,11 +20,12 @@ class SpdlogLogger final : public Logger {
 
 }  // namespace
 
-void setup_logging(const std::string& level) {
-  const auto lvl = spdlog::level::from_str(level);
+void setup_logging(const std::string& level, Verbosity verbosity) {
+  auto lvl = spdlog::level::from_str(level);
   // from_str answers "off" for anything it does not know; only accept "off" when asked for.
   if (lvl == spdlog::level::off && level != "off")
     throw usage_error("--log-level: unknown level '" + level + "' (trace, debug, info, warn, error, off)");
+  if (verbosity == Verbosity::quiet) lvl = std::max(lvl, spdlog::level::err);
   auto logger = spdlog::stderr_logger_st("bayes-vi");
   logger->set_pattern("bayes-vi: %l: %v");
   logger->set_level(lvl);

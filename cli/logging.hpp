@@ -11,8 +11,9 @@ namespace bvi::cli {
 enum class Verbosity { quiet, normal };
 
 // Sets up the process-wide stderr logger. `level` is an spdlog level name (trace, debug, info,
-// warn, error, off); --quiet maps to error. Throws a usage error for an unknown level.
-void setup_logging(const std::string& level);
+// warn, error, off); Verbosity::quiet (--quiet) lowers it to error. Throws a usage error for an
+// unknown level, quiet or not.
+void setup_logging(const std::string& level, Verbosity verbosity = Verbosity::normal);
 
 // The Logger that library code reports through.
 Logger& cli_logger();

@@ -47,7 +47,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    print_error("command line", std::string(e.what()) + " (see bayes-vi --help)");
+    std::string what = e.what();
+    // CLI11 reports a word it does not know as a command as "A subcommand is required", which
+    // reads as if none was given.
+    if (argc > 1 && argv[1][0] != '-') {
+      const std::string first = argv[1];
+      const bool known =
+          first == fit_cmd->get_name() || first == eval_cmd->get_name() || first == check_cmd->get_name();
+      if (!known) what = "unknown command '" + first + "'; the commands are fit, eval and check";
+    }
+    print_error("command line", what + " (see bayes-vi --help)");
     return static_cast<int>(bvi::ExitCode::usage);
   }
 

@@ -33,9 +33,8 @@ void write_all(int fd, const std::string& path, const std::string& content) {
   }
 }
 
-}  // namespace
-
-void write_file_atomically(const std::string& path, const std::string& content) {
+// Writes `content` to a temporary file beside `path`, flushed to disk; returns its name.
+std::string stage(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw output_error(path, "cannot create (" + errno_text() + ")");
@@ -52,18 +51,45 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     ::unlink(tmp.c_str());
     throw output_error(path, "cannot write (" + errno_text() + ")");
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = errno_text();
-    ::unlink(tmp.c_str());
-    throw output_error(path, "cannot replace (" + why + ")");
+  return tmp;
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  write_files_atomically({{path, content}});
+}
+
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<std::string> staged;
+  try {
+    for (const auto& [path, content] : files) staged.push_back(stage(path, content));
+  } catch (...) {
+    for (const auto& tmp : staged) ::unlink(tmp.c_str());
+    throw;
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (::rename(staged[i].c_str(), files[i].first.c_str()) != 0) {
+      const std::string why = errno_text();
+      for (std::size_t j = i; j < staged.size(); ++j) ::unlink(staged[j].c_str());
+      throw output_error(files[i].first, "cannot replace (" + why + ")");
+    }
   }
 }
 
-void prepare_output_dir(const std::string& dir) {
+void prepare_output_dir(const std::string& dir, const std::vector<std::string>& names) {
   std::error_code ec;
+  // Asked first: create_directories would report a file in the way only as "Not a directory".
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw output_error(dir, "exists and is not a folder");
   fs::create_directories(dir, ec);
   if (ec) throw output_error(dir, "cannot create the output folder (" + ec.message() + ")");
   if (!fs::is_directory(dir, ec)) throw output_error(dir, "exists and is not a folder");
+  for (const auto& name : names) {
+    const fs::path target = fs::path(dir) / name;
+    if (fs::is_directory(target, ec))
+      throw output_error(target.string(), "is a folder, so the output file cannot be written there");
+  }
   const std::string probe = (fs::path(dir) / (".bayes-vi-probe." + std::to_string(::getpid()))).string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw output_error(dir, "cannot create files in the output folder (" + errno_text() + ")");

@@ -54,7 +54,7 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
       optimizer->step(q.params(), grad, t);
     result.iterations = t;
     if (!q.is_finite())
-      throw inference_error("inference",
+      throw inference_error("/inference",
                             "the approximation diverged at iteration " + std::to_string(t) +
                                 " (its parameters are no longer finite); lower the learning rate or "
                                 "standardize the features");

@@ -39,16 +39,16 @@ long ElboEstimator::draw_and_evaluate(const Family& q, Eigen::Index S, rng::Purp
     if (bad.empty()) return redrawn;
     redrawn += static_cast<long>(bad.size());
     if (!q.is_finite())
-      throw inference_error("inference",
+      throw inference_error("/inference",
                             "the approximation has diverged (its parameters are no longer finite); "
                             "lower the learning rate or standardize the features");
     if (redrawn > S || round > kMaxRounds)
       throw inference_error(
-          "inference", "the log density or its gradient is not finite at " + std::to_string(bad.size()) +
-                           " of " + std::to_string(S) + " draws even after redrawing " +
-                           std::to_string(redrawn - bad.size()) +
-                           "; the model may be ill-conditioned or misspecified (features on very different "
-                           "scales? try data.standardize), or the step size is too large");
+          "/inference", "the log density or its gradient is not finite at " + std::to_string(bad.size()) +
+                            " of " + std::to_string(S) + " draws even after redrawing " +
+                            std::to_string(redrawn - bad.size()) +
+                            "; the model may be ill-conditioned or misspecified (features on very different "
+                            "scales? try data.standardize), or the step size is too large");
     // Only the bad draws are redrawn, each from its own coordinates in the stream: the result
     // does not depend on how the batch was split.
     const auto n = static_cast<Eigen::Index>(bad.size());

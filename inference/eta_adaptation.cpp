@@ -21,7 +21,7 @@ double adapt_eta(ElboEstimator& estimator, Family& q, const spec::InferenceConfi
   try {
     elbo_init = estimator.elbo(q, config.elbo_samples, rng::Purpose::adaptation_elbo, elbo_step++).value;
   } catch (const Error&) {
-    throw inference_error("inference",
+    throw inference_error("/inference",
                           "cannot compute the ELBO at the initial approximation; the model may be "
                           "ill-conditioned or misspecified");
   }
@@ -65,7 +65,7 @@ double adapt_eta(ElboEstimator& estimator, Family& q, const spec::InferenceConfi
         break;
       }
       q.params() = initial;
-      throw inference_error("inference",
+      throw inference_error("/inference/optimizer",
                             "eta adaptation failed: every step size in {100, 10, 1, 0.1, 0.01} made the "
                             "ELBO worse than at the start; the model may be ill-conditioned or "
                             "misspecified");

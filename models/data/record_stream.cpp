@@ -36,7 +36,9 @@ RecordStream::RecordStream(std::string path, std::uint64_t offset, long line, st
       capacity_(std::max<std::size_t>(buffer_bytes, 1)),
       buffer_offset_(offset),
       line_(line) {
-  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, possibly forever,
+  // before fstat below can reject it. It is cleared again for the reads of a regular file.
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd_ < 0) throw input_error(path_, "cannot open: " + system_reason());
   auto give_up = [this](const std::string& what) {
     ::close(fd_);
@@ -49,6 +51,9 @@ RecordStream::RecordStream(std::string path, std::uint64_t offset, long line, st
   // Rows are found by one pass and parsed by another (per rank, per thread), so the data has
   // to be a file that can be read again from any offset.
   if (!S_ISREG(st.st_mode)) throw give_up("not a regular file (the data is read twice, so no pipes)");
+  const int flags = ::fcntl(fd_, F_GETFL);
+  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) != 0)
+    throw give_up("cannot open: " + system_reason());
   if (offset > 0 && ::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0)
     throw give_up("cannot seek: " + system_reason());
   // Only a hint for read-ahead; failing it changes nothing.

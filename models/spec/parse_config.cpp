@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -27,6 +28,32 @@ std::string strip_json_error(const std::string& what) {
   const auto pos = what.find(": ");
   return pos == std::string::npos ? what : what.substr(pos + 2);
 }
+
+// nlohmann reports a number a double cannot hold (1e400: valid JSON, but not a double) as
+// out_of_range without a position. Parsing again with this handler finds where the parser
+// gave up; it builds nothing.
+class ErrorLocator final : public nlohmann::json_sax<Json> {
+ public:
+  std::size_t byte = 0;
+  std::string token;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string& last_token, const Json::exception&) override {
+    byte = position;
+    token = last_token;
+    return false;
+  }
+};
 
 std::vector<std::string> model_parameters(bool intercept) {
   std::vector<std::string> names{"beta"};
@@ -90,6 +117,26 @@ Json resolve_priors(const Json& priors, bool intercept, ModelConfig& out) {
   return resolved;
 }
 
+// A key of another optimizer ("eta" under adam) is usually a `name` changed without its keys:
+// say whose key it is, where the generic check would guess the nearest spelling ("beta1").
+void check_optimizer_keys(const std::string& name, const Json& o) {
+  const Section& own = optimizer_section(name);
+  auto has = [](const Section& s, const std::string& key) {
+    return std::any_of(s.fields.begin(), s.fields.end(), [&](const Field& f) { return f.name == key; });
+  };
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    if (has(own, it.key())) continue;
+    std::string owners;
+    for (const auto& other : optimizer_names())
+      if (has(optimizer_section(other), it.key())) owners += (owners.empty() ? "'" : ", '") + other + "'";
+    if (!owners.empty())
+      throw config_error(child_pointer("/inference/optimizer", it.key()),
+                         "not a key of optimizer '" + name + "'" +
+                             (o.contains("name") ? "" : " (the default when no name is given)") +
+                             "; it belongs to " + owners);
+  }
+}
+
 OptimizerConfig read_optimizer(const Json& o) {
   OptimizerConfig c;
   c.name = o.at("name").get<std::string>();
@@ -123,6 +170,11 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   } catch (const Json::parse_error& e) {
     throw config_error(json_error_place(path, text, e.byte == 0 ? 0 : e.byte - 1),
                        "invalid JSON: " + strip_json_error(e.what()));
+  } catch (const Json::out_of_range&) {
+    ErrorLocator locator;
+    Json::sax_parse(text, &locator);
+    throw config_error(json_error_place(path, text, locator.byte == 0 ? 0 : locator.byte - 1),
+                       "number " + locator.token + " is too large for a double");
   }
   Json root = resolve_section(root_section(), doc);
 
@@ -158,6 +210,7 @@ Config parse_config_text(const std::string& text, const std::string& path, const
     static const Field name_field{"name", Kind::choice, nullptr, false, {}, optimizer_names(), ""};
     opt_name = resolve_value(name_field, opt_in.at("name"), "/inference/optimizer/name").get<std::string>();
   }
+  check_optimizer_keys(opt_name, opt_in);
   inf["optimizer"] = resolve_section(optimizer_section(opt_name), opt_in);
   cfg.inference.algorithm = inf.at("algorithm").get<std::string>();
   auto auto_int = [&](const char* key) { return inf.at(key).is_null() ? 0LL : inf.at(key).get<long long>(); };
