@@ -58,7 +58,7 @@ CASES = [
     ("number_for_string", edited(GOOD, "/data/csv", 3), "/data/csv", "expected a string"),
     ("array_for_integer", edited(GOOD, "/inference/draws_per_step", [16]), "/inference/draws_per_step",
      "got an array"),
-    ("null_for_integer", edited(GOOD, "/inference/max_iterations", None), "/inference/max_iterations",
+    ("null_for_integer", edited(GOOD, "/inference/output_draws", None), "/inference/output_draws",
      "got null"),
     ("bool_for_number", edited(GOOD, "/model/priors/beta/normal/loc", False), "/model/priors/beta/normal/loc",
      "got a boolean"),
@@ -165,7 +165,7 @@ CASES = [
      "listed twice"),
     ("empty_feature_name", edited(GOOD, "/data/features", ["x1", ""]), "/data/features/1", "must not be empty"),
     # Optimizers.
-    ("unknown_optimizer", with_optimizer({"name": "rmsprop"}), "/inference/optimizer/name", "sgd, adam, adaptive"),
+    ("unknown_optimizer", with_optimizer({"name": "rmsprop"}), "/inference/optimizer/name", "natural, adam, sgd, adaptive"),
     ("eta_under_adam", with_optimizer({"name": "adam", "eta": 1}), "/inference/optimizer/eta",
      "not a key of optimizer 'adam'; it belongs to 'adaptive'"),
     ("eta_under_default_optimizer", with_optimizer({"eta": 1}), "/inference/optimizer/eta", "the default"),
