@@ -4,7 +4,7 @@ set(flags "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sani
 execute_process(
   COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${BIN} -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_CXX_COMPILER=${CXX}
           "-DCMAKE_CXX_FLAGS_SANITIZE=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
-          -DBVI_IS_SANITIZER_BUILD=ON -DBVI_SANITIZERS=OFF
+          -DBVI_IS_SANITIZER_BUILD=ON -DBVI_SANITIZERS=OFF -DBVI_NATIVE=OFF
   RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "configuring the sanitizer build failed")
