@@ -7,18 +7,22 @@
 #include "cli/logging.hpp"
 #include "common/error.hpp"
 #include "models/problem.hpp"
+#include "models/spec/config_reference.hpp"
 
 namespace bvi::cli {
 
 CLI::App* setup_check(CLI::App& app, CheckOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "check", "Validate the config and the data and print what was found, without fitting");
+  // Required unless --reference is given (checked in run_check).
   cmd->add_option("config", o.config, "Config file (JSON)")
-      ->required()
       ->check(non_empty_path())
       ->type_name("CONFIG.json");
   cmd->add_flag("--explain", o.explain,
                 "Print the resolved config instead: every key, with the defaults filled in, as JSON");
+  cmd->add_flag(
+      "--reference", o.reference,
+      "Print the reference of every config key (Markdown, as docs/config.md) and exit; needs no config");
   add_log_level_option(*cmd, o.log_level);
   return cmd;
 }
@@ -59,6 +63,13 @@ void print(const std::string& text) {
 
 int run_check(const CheckOptions& o) {
   setup_logging(o.log_level);
+  if (o.reference) {
+    if (!o.config.empty() || o.explain)
+      throw usage_error("check --reference takes no config and no --explain");
+    print(spec::config_reference_markdown());
+    return 0;
+  }
+  if (o.config.empty()) throw usage_error("check: a CONFIG.json argument is required");
   const spec::Config config = spec::parse_config(o.config);
   reduce::SerialCommunicator comm;
   return models::with_dtype(config, [&](auto tag) {

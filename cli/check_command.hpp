@@ -9,6 +9,7 @@ namespace bvi::cli {
 struct CheckOptions {
   std::string config;
   bool explain = false;
+  bool reference = false;
   std::string log_level = "warn";
 };
 
