@@ -6,6 +6,7 @@
 #include "cli/common_options.hpp"
 #include "cli/logging.hpp"
 #include "common/error.hpp"
+#include "inference/reduce/collective_error.hpp"
 #include "models/problem.hpp"
 #include "models/spec/config_reference.hpp"
 
@@ -61,8 +62,8 @@ void print(const std::string& text) {
 
 }  // namespace
 
-int run_check(const CheckOptions& o) {
-  setup_logging(o.log_level);
+int run_check(const CheckOptions& o, reduce::Communicator& comm) {
+  setup_logging(o.log_level, comm.is_root() ? Verbosity::normal : Verbosity::quiet);
   if (o.reference) {
     if (!o.config.empty() || o.explain)
       throw usage_error("check --reference takes no config and no --explain");
@@ -70,18 +71,21 @@ int run_check(const CheckOptions& o) {
     return 0;
   }
   if (o.config.empty()) throw usage_error("check: a CONFIG.json argument is required");
-  const spec::Config config = spec::parse_config(o.config);
-  reduce::SerialCommunicator comm;
+  const spec::Config config = reduce::collectively(comm, [&] { return spec::parse_config(o.config); });
   return models::with_dtype(config, [&](auto tag) {
     using T = decltype(tag);
     const models::Problem<T> p = models::load_problem<T>(config, comm);
     if (o.explain) {
-      print(p.config.resolved.dump(2) + "\n");
+      reduce::collectively(comm, [&] {
+        if (comm.is_root()) print(p.config.resolved.dump(2) + "\n");
+      });
       return 0;
     }
     const auto& d = p.data;
     const Eigen::Index n = d.total_rows;
-    const double ones = d.y.sum();
+    long ones_count = static_cast<long>(d.y.sum());  // this rank's rows; responses are 0/1
+    comm.allreduce_sum(&ones_count, 1);
+    const double ones = static_cast<double>(ones_count);
     std::ostringstream os;
     os.precision(4);
     os << "config      " << config.path << ": ok\n";
@@ -108,7 +112,9 @@ int run_check(const CheckOptions& o) {
        << " draws per step, up to " << inf.max_iterations << " iterations, tol_rel_obj "
        << (inf.tol_rel_obj ? std::to_string(*inf.tol_rel_obj) : std::string("null")) << ", seed " << inf.seed
        << "\n";
-    print(os.str());
+    reduce::collectively(comm, [&] {
+      if (comm.is_root()) print(os.str());
+    });
     return 0;
   });
 }

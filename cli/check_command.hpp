@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "inference/reduce/communicator.hpp"
+
 namespace bvi::cli {
 
 struct CheckOptions {
@@ -14,6 +16,6 @@ struct CheckOptions {
 };
 
 CLI::App* setup_check(CLI::App& app, CheckOptions& options);
-int run_check(const CheckOptions& options);
+int run_check(const CheckOptions& options, reduce::Communicator& comm);
 
 }  // namespace bvi::cli

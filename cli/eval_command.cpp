@@ -6,6 +6,7 @@
 #include "cli/logging.hpp"
 #include "common/error.hpp"
 #include "inference/reduce/chunk_reducer.hpp"
+#include "inference/reduce/collective_error.hpp"
 #include "models/log_joint.hpp"
 #include "models/params_file.hpp"
 #include "models/problem.hpp"
@@ -42,22 +43,28 @@ void append_number(std::string& out, double x) {
 
 }  // namespace
 
-int run_eval(const EvalOptions& o) {
-  setup_logging(o.log_level);
-  const spec::Config config = spec::parse_config(o.config);
-  reduce::SerialCommunicator comm;
+int run_eval(const EvalOptions& o, reduce::Communicator& comm) {
+  setup_logging(o.log_level, comm.is_root() ? Verbosity::normal : Verbosity::quiet);
+  const spec::Config config = reduce::collectively(comm, [&] { return spec::parse_config(o.config); });
   return models::with_dtype(config, [&](auto tag) {
     using T = decltype(tag);
-    models::Problem<T> problem = models::load_problem<T>(config, comm);
+    const int threads = resolve_threads(o.threads);
+    models::Problem<T> problem = models::load_problem<T>(config, comm, {true, 0, threads});
     const models::ParameterLayout& layout = problem.model.layout();
-    const models::ParamsFile params = models::read_params_file(o.params, layout);
-    if (!params.ignored_columns.empty()) {
-      std::string list;
-      for (const auto& c : params.ignored_columns) list += (list.empty() ? "" : ", ") + c;
-      cli_logger().warn(params.display_name + ": ignoring columns that are not parameters: " + list);
-    }
+    // Rank 0 reads the points (under mpirun only it has stdin) and sends them to the others.
+    models::ParamsFile params;
+    reduce::collectively(comm, [&] {
+      if (!comm.is_root()) return;
+      params = models::read_params_file(o.params, layout);
+      if (!params.ignored_columns.empty()) {
+        std::string list;
+        for (const auto& c : params.ignored_columns) list += (list.empty() ? "" : ", ") + c;
+        cli_logger().warn(params.display_name + ": ignoring columns that are not parameters: " + list);
+      }
+    });
+    reduce::broadcast_matrix(comm, params.values, 0);
 
-    reduce::ChunkReducer reducer(problem.plan, comm, resolve_threads(o.threads));
+    reduce::ChunkReducer reducer(problem.plan, comm, threads);
     models::LogJoint<T> log_joint(problem.model, problem.view(), reducer);
     const Eigen::Index S = params.values.rows();
     Eigen::VectorXd lp(S);
@@ -78,8 +85,10 @@ int run_eval(const EvalOptions& o) {
         }
       out += '\n';
     }
-    if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
-      throw output_error("stdout", "cannot write the result");
+    reduce::collectively(comm, [&] {
+      if (comm.is_root() && (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0))
+        throw output_error("stdout", "cannot write the result");
+    });
     return 0;
   });
 }

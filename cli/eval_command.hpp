@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "inference/reduce/communicator.hpp"
+
 namespace bvi::cli {
 
 struct EvalOptions {
@@ -15,6 +17,6 @@ struct EvalOptions {
 };
 
 CLI::App* setup_eval(CLI::App& app, EvalOptions& options);
-int run_eval(const EvalOptions& options);
+int run_eval(const EvalOptions& options, reduce::Communicator& comm);
 
 }  // namespace bvi::cli

@@ -3,18 +3,24 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
+#include <optional>
 #include <cstdio>
 #include <filesystem>
 
 #include "cli/common_options.hpp"
 #include "cli/fit_outputs.hpp"
 #include "cli/logging.hpp"
-#include "cli/progress.hpp"
+#include "cli/run_control.hpp"
+#include "cli/signals.hpp"
 #include "common/atomic_file.hpp"
+#include "common/read_file.hpp"
 #include "common/error.hpp"
 #include "inference/advi.hpp"
+#include "inference/checkpoint.hpp"
 #include "inference/final_approximation.hpp"
 #include "inference/reduce/chunk_reducer.hpp"
+#include "inference/reduce/collective_error.hpp"
 #include "models/log_joint.hpp"
 #include "models/problem.hpp"
 
@@ -36,6 +42,18 @@ CLI::App* setup_fit(CLI::App& app, FitOptions& o) {
       ->type_name("N");
   cmd->add_flag("--quiet", o.quiet, "Print nothing on stderr but errors");
   add_log_level_option(*cmd, o.log_level);
+  cmd->add_option("--checkpoint", o.checkpoint,
+                  "Write the run state to FILE every --checkpoint-every iterations and on SIGTERM/SIGINT "
+                  "(atomically), so the run can continue with --resume")
+      ->check(non_empty_path())
+      ->type_name("FILE");
+  cmd->add_option("--checkpoint-every", o.checkpoint_every, "Iterations between checkpoints")
+      ->check(CLI::Range(1L, 1000000000L))
+      ->type_name("N")
+      ->capture_default_str();
+  cmd->add_option("--resume", o.resume, "Continue the run saved in FILE by --checkpoint (same config and data)")
+      ->check(non_empty_path())
+      ->type_name("FILE");
   cmd->add_flag("--composed", o.composed, "Use the generic composed AD path (for testing)")->group("");
   return cmd;
 }
@@ -45,19 +63,49 @@ namespace {
 const char* const kOutputFiles[] = {"draws.csv", "elbo.csv", "summary.json"};
 
 template <class T>
-int fit(const FitOptions& o, const spec::Config& parsed) {
+int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& comm) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  reduce::SerialCommunicator comm;
   const int threads = resolve_threads(o.threads);
-  models::Problem<T> problem = models::load_problem<T>(parsed, comm, {!o.composed, 0});
+  const bool root = comm.is_root();
+  models::Problem<T> problem = models::load_problem<T>(parsed, comm, {!o.composed, 0, threads});
   const spec::Config& config = problem.config;
   reduce::ChunkReducer reducer(problem.plan, comm, threads);
   models::LogJoint<T> log_joint(problem.model, problem.view(), reducer);
 
-  ProgressReporter progress(!o.quiet, ::isatty(STDERR_FILENO) == 1);
-  const vi::AdviResult run = vi::run_advi(log_joint, config.inference, cli_logger(), &progress);
-  progress.finish();
+  // A checkpoint belongs to one config, seed and dataset.
+  const std::string fingerprint = vi::fingerprint_of(config.resolved.dump() + "|rows=" +
+                                                     std::to_string(problem.data.total_rows) +
+                                                     "|dim=" + std::to_string(problem.model.dim()));
+  std::optional<vi::AdviState> resume;
+  if (!o.resume.empty()) {
+    // Rank 0 reads the file and sends its text: the other ranks need not see the same filesystem.
+    std::string text;
+    reduce::collectively(comm, [&] {
+      if (root) text = read_text_file(o.resume);
+    });
+    comm.broadcast(text, 0);
+    resume = vi::parse_checkpoint(text, fingerprint, o.resume);
+  }
+
+  // Every rank runs the same loop; rank 0 alone reports and writes.
+  RunControl control(!o.quiet && root, ::isatty(STDERR_FILENO) == 1, comm, o.checkpoint, fingerprint);
+  install_stop_signals();
+  vi::RunOptions run_options;
+  run_options.checkpoint_every = o.checkpoint.empty() ? 0 : o.checkpoint_every;
+  run_options.resume = resume ? &*resume : nullptr;
+  const vi::AdviResult run = vi::run_advi(log_joint, config.inference, cli_logger(), &control, run_options);
+  control.finish();
+  if (run.interrupted) {
+    const int sig = control.signal();
+    const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    const std::string after = "stopped by " + name + " after iteration " + std::to_string(run.iterations);
+    throw Error(sig == SIGINT ? ExitCode::interrupted : ExitCode::terminated, "signal",
+                o.checkpoint.empty() ? after + "; nothing was written (use --checkpoint FILE to be able to resume)"
+                                     : after + "; the state is in " + o.checkpoint + " (continue with --resume " +
+                                           o.checkpoint + ")")
+        .mark_collective();
+  }
   const vi::FinalReport final =
       vi::report_final(log_joint, *run.q, static_cast<std::uint64_t>(config.inference.seed),
                        config.inference.final_elbo_draws, config.inference.output_draws);
@@ -76,43 +124,49 @@ int fit(const FitOptions& o, const spec::Config& parsed) {
   record.rows = problem.data.total_rows;
   record.features = static_cast<long long>(problem.data.feature_names.size());
 
-  if (!run.converged && !run.interrupted && config.inference.tol_rel_obj)
+  if (root && !run.converged && !run.interrupted && config.inference.tol_rel_obj)
     cli_logger().warn(
         "stopped at max_iterations (" + std::to_string(run.iterations) +
         ") before the relative ELBO change fell below tol_rel_obj; the approximation may not have "
         "converged");
-  if (final.pareto.k > 0.7)
+  if (root && final.pareto.k > 0.7)
     cli_logger().warn(
         "Pareto k-hat of the approximation is " + std::to_string(final.pareto.k) +
         " > 0.7: the approximation is unreliable (Yao et al. 2018); try algorithm fullrank, or check "
         "the model");
 
   record.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  const std::string summary = summary_json(record).dump(2) + "\n";
-  if (!o.output.empty()) {
-    namespace fs = std::filesystem;
-    // The summary last: whoever sees the new summary.json sees the draws it describes.
-    write_files_atomically({{(fs::path(o.output) / kOutputFiles[0]).string(), draws_csv(record)},
-                            {(fs::path(o.output) / kOutputFiles[1]).string(), elbo_csv(record)},
-                            {(fs::path(o.output) / kOutputFiles[2]).string(), summary}});
-  }
-  if (std::fwrite(summary.data(), 1, summary.size(), stdout) != summary.size() || std::fflush(stdout) != 0)
-    throw output_error("stdout", "cannot write the summary");
+  reduce::collectively(comm, [&] {
+    if (!root) return;
+    const std::string summary = summary_json(record).dump(2) + "\n";
+    if (!o.output.empty()) {
+      namespace fs = std::filesystem;
+      // The summary last: whoever sees the new summary.json sees the draws it describes.
+      write_files_atomically({{(fs::path(o.output) / kOutputFiles[0]).string(), draws_csv(record)},
+                              {(fs::path(o.output) / kOutputFiles[1]).string(), elbo_csv(record)},
+                              {(fs::path(o.output) / kOutputFiles[2]).string(), summary}});
+    }
+    if (std::fwrite(summary.data(), 1, summary.size(), stdout) != summary.size() || std::fflush(stdout) != 0)
+      throw output_error("stdout", "cannot write the summary");
+  });
   return 0;
 }
 
 }  // namespace
 
-int run_fit(const FitOptions& o) {
-  setup_logging(o.log_level, o.quiet ? Verbosity::quiet : Verbosity::normal);
-  spec::Config config = spec::parse_config(o.config);
+int run_fit(const FitOptions& o, reduce::Communicator& comm) {
+  setup_logging(o.log_level, o.quiet || !comm.is_root() ? Verbosity::quiet : Verbosity::normal);
+  spec::Config config = reduce::collectively(comm, [&] { return spec::parse_config(o.config); });
   if (o.seed) {
     config.inference.seed = *o.seed;
     config.resolved["inference"]["seed"] = *o.seed;
   }
   // Fail on an unusable output folder before the work, not after it.
-  if (!o.output.empty()) prepare_output_dir(o.output, {std::begin(kOutputFiles), std::end(kOutputFiles)});
-  return models::with_dtype(config, [&](auto tag) { return fit<decltype(tag)>(o, config); });
+  reduce::collectively(comm, [&] {
+    if (comm.is_root() && !o.output.empty())
+      prepare_output_dir(o.output, {std::begin(kOutputFiles), std::end(kOutputFiles)});
+  });
+  return models::with_dtype(config, [&](auto tag) { return fit<decltype(tag)>(o, config, comm); });
 }
 
 }  // namespace bvi::cli

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "inference/reduce/communicator.hpp"
+
 namespace bvi::cli {
 
 struct FitOptions {
@@ -15,9 +17,12 @@ struct FitOptions {
   bool quiet = false;
   std::string log_level = "info";
   bool composed = false;  // hidden: the generic AD path instead of the fused likelihood
+  std::string checkpoint;  // write the run state here every checkpoint_every iterations and on SIGTERM
+  long checkpoint_every = 100;
+  std::string resume;  // continue from this checkpoint
 };
 
 CLI::App* setup_fit(CLI::App& app, FitOptions& options);
-int run_fit(const FitOptions& options);
+int run_fit(const FitOptions& options, reduce::Communicator& comm);
 
 }  // namespace bvi::cli

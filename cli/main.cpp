@@ -11,6 +11,7 @@
 #include "cli/eval_command.hpp"
 #include "cli/fit_command.hpp"
 #include "common/error.hpp"
+#include "inference/reduce/mpi_communicator.hpp"
 
 namespace {
 
@@ -56,23 +57,36 @@ int main(int argc, char** argv) {
           first == fit_cmd->get_name() || first == eval_cmd->get_name() || first == check_cmd->get_name();
       if (!known) what = "unknown command '" + first + "'; the commands are fit, eval and check";
     }
-    print_error("command line", what + " (see bayes-vi --help)");
+    // Under mpirun every rank parses the same command line; one message is enough.
+    if (bvi::reduce::launcher_rank() == 0) print_error("command line", what + " (see bayes-vi --help)");
     return static_cast<int>(bvi::ExitCode::usage);
   }
 
+  // MPI starts only when a launcher started this process; otherwise the communicator is serial.
+  bvi::reduce::MpiRuntime mpi(&argc, &argv);
+  bvi::reduce::Communicator& comm = mpi.comm();
+  // An error every rank holds (see reduce::collectively) is reported once, by rank 0, and all
+  // ranks finalize and exit with its code. Any other error under MPI ends the whole job with
+  // MPI_Abort, so that no rank is left waiting in a collective.
+  auto fail = [&](const std::string& where, const std::string& what, bvi::ExitCode code, bool collective) {
+    if (comm.size() > 1 && !collective) {
+      print_error(where.empty() ? "rank " + std::to_string(comm.rank()) : where, what);
+      std::fflush(stderr);
+      comm.abort(static_cast<int>(code));
+    }
+    if (comm.rank() == 0) print_error(where, what);
+    return static_cast<int>(code);
+  };
   try {
-    if (fit_cmd->parsed()) return bvi::cli::run_fit(fit_opts);
-    if (eval_cmd->parsed()) return bvi::cli::run_eval(eval_opts);
-    if (check_cmd->parsed()) return bvi::cli::run_check(check_opts);
+    if (fit_cmd->parsed()) return bvi::cli::run_fit(fit_opts, comm);
+    if (eval_cmd->parsed()) return bvi::cli::run_eval(eval_opts, comm);
+    if (check_cmd->parsed()) return bvi::cli::run_check(check_opts, comm);
   } catch (const bvi::Error& e) {
-    print_error(e.where(), e.detail());
-    return static_cast<int>(e.code());
+    return fail(e.where(), e.detail(), e.code(), e.collective());
   } catch (const std::bad_alloc&) {
-    print_error("", "out of memory");
-    return static_cast<int>(bvi::ExitCode::software);
+    return fail("", "out of memory", bvi::ExitCode::software, false);
   } catch (const std::exception& e) {
-    print_error("internal error", e.what());
-    return static_cast<int>(bvi::ExitCode::software);
+    return fail("internal error", e.what(), bvi::ExitCode::software, false);
   }
   return 0;
 }

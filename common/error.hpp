@@ -16,7 +16,8 @@ enum class ExitCode : int {
   software = 70,     // inference failed
   cant_create = 73,  // an output cannot be created
   config = 78,       // bad config
-  terminated = 143,  // stopped by SIGTERM after a clean checkpoint (128 + 15)
+  interrupted = 130,  // stopped by SIGINT (128 + 2)
+  terminated = 143,   // stopped by SIGTERM, after a clean checkpoint when one was asked for (128 + 15)
 };
 
 class Error : public std::runtime_error {
@@ -31,10 +32,19 @@ class Error : public std::runtime_error {
   const std::string& where() const { return where_; }
   const std::string& detail() const { return what_; }
 
+  // Set when every MPI rank holds this same error (see reduce::collectively): the ranks can then
+  // shut down together, with one message from rank 0, instead of aborting the job.
+  bool collective() const { return collective_; }
+  Error& mark_collective() {
+    collective_ = true;
+    return *this;
+  }
+
  private:
   ExitCode code_;
   std::string where_;
   std::string what_;
+  bool collective_ = false;
 };
 
 // The one message shape: `throw config_error("/model/priors/beta/normal/scale", "must be > 0")`.

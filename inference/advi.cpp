@@ -15,18 +15,24 @@
 namespace bvi::vi {
 
 AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Logger& logger,
-                    RunObserver* observer) {
+                    RunObserver* observer, const RunOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const auto seed = static_cast<std::uint64_t>(config.seed);
   ElboEstimator estimator(density, seed);
+  const AdviState* resume = options.resume;
+  const double seconds_before = resume ? resume->seconds : 0.0;
+  auto elapsed = [&] { return seconds_before + std::chrono::duration<double>(Clock::now() - start).count(); };
 
   AdviResult result;
   result.q = make_family(config.algorithm, density.dim());
+  Family& q = *result.q;
   double eta = 0.0;
   if (config.optimizer.name == "adaptive") {
-    eta = config.optimizer.eta ? *config.optimizer.eta
-                               : adapt_eta(estimator, *result.q, config, logger, observer);
+    if (resume && resume->eta)
+      eta = *resume->eta;
+    else
+      eta = config.optimizer.eta ? *config.optimizer.eta : adapt_eta(estimator, q, config, logger, observer);
     result.eta = eta;
   }
   // The natural-gradient rule updates the family through its mean and precision; the others
@@ -37,12 +43,39 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
       {config.optimizer.learning_rate, config.optimizer.min_learning_rate, config.optimizer.half_life});
   StoppingRule rule(config.tol_rel_obj, config.max_iterations, config.eval_elbo);
 
+  long first = 1;
+  if (resume) {
+    q.params() = resume->params;
+    if (natural)
+      natural_gradient.set_state(resume->optimizer_state);
+    else
+      optimizer->set_state(resume->optimizer_state);
+    rule.set_state(resume->stopping_state);
+    result.trace = resume->trace;
+    result.redrawn = resume->redrawn;
+    result.iterations = resume->iteration;
+    first = resume->iteration + 1;
+  } else if (natural) {
+    q.set_initial_scale(0.1);
+  }
+  auto state = [&](long t) {
+    AdviState s;
+    s.iteration = t;
+    s.seconds = elapsed();
+    s.params = q.params();
+    s.optimizer_state = natural ? natural_gradient.state() : optimizer->state();
+    s.stopping_state = rule.state();
+    s.trace = result.trace;
+    s.redrawn = result.redrawn;
+    s.eta = result.eta;
+    return s;
+  };
+
   Eigen::VectorXd grad;
-  Family& q = *result.q;
-  if (natural) q.set_initial_scale(0.1);
-  for (long t = 1; t <= config.max_iterations; ++t) {
+  for (long t = first; t <= config.max_iterations; ++t) {
     if (observer && observer->stop_requested()) {
       result.interrupted = true;
+      observer->on_checkpoint(state(t - 1));
       break;
     }
     const ElboEstimate step = estimator.gradient(q, config.draws_per_step, rng::Purpose::gradient,
@@ -63,8 +96,7 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
       const ElboEstimate e =
           estimator.elbo(q, config.elbo_samples, rng::Purpose::elbo, static_cast<std::uint64_t>(t));
       result.redrawn += e.redrawn;
-      TraceRow row{t, std::chrono::duration<double>(Clock::now() - start).count(), e.value,
-                   rule.record(e.value)};
+      TraceRow row{t, elapsed(), e.value, rule.record(e.value)};
       result.trace.push_back(row);
       if (observer) observer->on_elbo(row, config.max_iterations);
       if (rule.converged()) {
@@ -73,6 +105,8 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
         break;
       }
     }
+    if (observer && options.checkpoint_every > 0 && t % options.checkpoint_every == 0 && t < config.max_iterations)
+      observer->on_checkpoint(state(t));
   }
   if (result.redrawn > 0)
     logger.info(std::to_string(result.redrawn) +

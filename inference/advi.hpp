@@ -22,15 +22,36 @@ struct TraceRow {
   double rel_change = 0;  // inf for the first evaluation
 };
 
-// Hooks the run loop calls; the CLI uses them for the progress line and for SIGTERM.
+// Everything needed to continue a run exactly where it stopped: the draws of step t depend
+// only on (seed, t), so a resumed run gives the same bits as an uninterrupted one.
+struct AdviState {
+  long iteration = 0;  // steps completed
+  double seconds = 0;  // wall time spent so far (for elbo.csv)
+  Eigen::VectorXd params;
+  std::vector<double> optimizer_state;
+  std::vector<double> stopping_state;
+  std::vector<TraceRow> trace;
+  long redrawn = 0;
+  std::optional<double> eta;
+};
+
+// Hooks the run loop calls; the CLI uses them for the progress line, checkpoints and SIGTERM.
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
   virtual void on_iteration(long /*iteration*/, long /*max_iterations*/) {}
   virtual void on_elbo(const TraceRow& /*row*/, long /*max_iterations*/) {}
   virtual void on_adaptation(double /*eta*/, double /*elbo*/) {}
-  // Polled every iteration: true ends the run early (interrupted, not converged).
+  // Polled every iteration: true ends the run early (interrupted, not converged), after a last
+  // on_checkpoint() with the state so far.
   virtual bool stop_requested() { return false; }
+  // Called every RunOptions::checkpoint_every iterations and when a stop is requested.
+  virtual void on_checkpoint(const AdviState& /*state*/) {}
+};
+
+struct RunOptions {
+  long checkpoint_every = 0;          // 0: only when a stop is requested
+  const AdviState* resume = nullptr;  // continue from this state
 };
 
 struct AdviResult {
@@ -45,6 +66,6 @@ struct AdviResult {
 };
 
 AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Logger& logger,
-                    RunObserver* observer = nullptr);
+                    RunObserver* observer = nullptr, const RunOptions& options = {});
 
 }  // namespace bvi::vi

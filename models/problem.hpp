@@ -27,14 +27,17 @@ struct Problem {
 struct LoadOptions {
   bool fused = true;     // the fused likelihood primitive (false: composed from generic ops)
   Index block_rows = 0;  // rows per block; 0 chooses from the number of features
+  int threads = 1;       // for the passes over the rows (standardization)
 };
 
 // Rows per block: enough to amortize the GEMM call, few enough that a block of features and
 // the S x block logits stay in the core's cache.
 Index default_block_rows(Index features);
 
-// Reads the data for `config` (the rows of this rank only) and builds the model. Errors: data
-// (65) and no_input (66) from the file, config (78) where the config and the data disagree.
+// Reads the data for `config` (the rows of this rank only; every rank scans the file but parses
+// only its own rows) and builds the model. Standardization uses the whole dataset's statistics.
+// Errors: data (65) and no_input (66) from the file, config (78) where the config and the data
+// disagree; under MPI every rank throws the same error (reduce::collectively).
 template <class T>
 Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm,
                         const LoadOptions& options = {});

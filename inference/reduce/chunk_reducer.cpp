@@ -1,5 +1,7 @@
 #include "inference/reduce/chunk_reducer.hpp"
 
+#include "inference/reduce/collective_error.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -32,7 +34,14 @@ void ChunkReducer::sum(Index len, const Work& work, double* total) {
       if (!error) error = std::current_exception();
     }
   }
-  if (error) std::rethrow_exception(error);
+  // Under MPI the ranks agree on failure before the gather, so a rank whose chunk failed cannot
+  // leave the others waiting in it.
+  if (comm_.size() > 1)
+    collectively(comm_, [&] {
+      if (error) std::rethrow_exception(error);
+    });
+  else if (error)
+    std::rethrow_exception(error);
 
   const double* all = local_.data();
   if (comm_.size() > 1) {

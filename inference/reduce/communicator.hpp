@@ -1,6 +1,7 @@
 #pragma once
 // The few collectives the tool needs, behind an interface with a serial implementation, so the
 // same code runs alone and under mpirun (every rank runs the same program in the same order).
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -16,12 +17,27 @@ class Communicator {
   // Every rank contributes `counts[rank()]` doubles from `send`; every rank receives all of them,
   // in rank order, into `recv` (sum of counts).
   virtual void allgatherv(const double* send, const std::vector<long>& counts, double* recv) = 0;
-  // Element-wise sum/max of `n` values over ranks, in place (only for order-independent data:
-  // integers and flags; floating-point sums go through allgatherv to keep the order fixed).
+  // Element-wise max of `n` values over ranks, in place. Max is exact in any order, unlike a
+  // floating-point sum, which goes through allgatherv so that the order stays fixed.
   virtual void allreduce_max(long* values, int n) = 0;
+  virtual void allreduce_max(double* values, int n) = 0;
+  // Element-wise sum of integers (exact in any order).
+  virtual void allreduce_sum(long* values, int n) = 0;
   virtual void broadcast(double* values, long n, int root) = 0;
   virtual void broadcast(std::string& text, int root) = 0;
+  // Ends every rank of the job with `code` (MPI_Abort); for errors the ranks could not agree on.
+  [[noreturn]] virtual void abort(int code) = 0;
 };
+
+// Sends root's matrix (any shape) to every rank.
+template <class Matrix>
+void broadcast_matrix(Communicator& comm, Matrix& m, int root) {
+  if (comm.size() == 1) return;
+  double dims[2] = {static_cast<double>(m.rows()), static_cast<double>(m.cols())};
+  comm.broadcast(dims, 2, root);
+  m.resize(static_cast<long>(dims[0]), static_cast<long>(dims[1]));
+  if (m.size() > 0) comm.broadcast(m.data(), static_cast<long>(m.size()), root);
+}
 
 class SerialCommunicator final : public Communicator {
  public:
@@ -32,8 +48,11 @@ class SerialCommunicator final : public Communicator {
       for (long i = 0; i < counts[0]; ++i) recv[i] = send[i];
   }
   void allreduce_max(long*, int) override {}
+  void allreduce_max(double*, int) override {}
+  void allreduce_sum(long*, int) override {}
   void broadcast(double*, long, int) override {}
   void broadcast(std::string&, int) override {}
+  [[noreturn]] void abort(int code) override { std::_Exit(code); }
 };
 
 }  // namespace bvi::reduce

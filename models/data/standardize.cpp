@@ -7,7 +7,8 @@
 namespace bvi::data {
 
 template <class T>
-void column_sums(const RowMatrix<T>& x, Eigen::VectorXd& sum, Eigen::VectorXd& min, Eigen::VectorXd& max) {
+void column_sums(const Eigen::Ref<const RowMatrix<T>>& x, Eigen::VectorXd& sum, Eigen::VectorXd& min,
+                 Eigen::VectorXd& max) {
   const Eigen::Index D = x.cols();
   sum = Eigen::VectorXd::Zero(D);
   min = Eigen::VectorXd::Constant(D, std::numeric_limits<double>::infinity());
@@ -24,7 +25,7 @@ void column_sums(const RowMatrix<T>& x, Eigen::VectorXd& sum, Eigen::VectorXd& m
 }
 
 template <class T>
-Eigen::VectorXd squared_deviation_sums(const RowMatrix<T>& x, const Eigen::VectorXd& mean) {
+Eigen::VectorXd squared_deviation_sums(const Eigen::Ref<const RowMatrix<T>>& x, const Eigen::VectorXd& mean) {
   if (mean.size() != x.cols()) throw std::invalid_argument("squared_deviation_sums: mean has the wrong size");
   Eigen::VectorXd ss = Eigen::VectorXd::Zero(x.cols());
   for (Eigen::Index i = 0; i < x.rows(); ++i)
@@ -37,10 +38,10 @@ FeatureStats compute_feature_stats(const RowMatrix<T>& x) {
   FeatureStats s;
   s.rows = x.rows();
   Eigen::VectorXd sum;
-  column_sums(x, sum, s.min, s.max);
+  column_sums<T>(x, sum, s.min, s.max);
   s.mean = sum / static_cast<double>(s.rows);
   if (s.rows >= 2)
-    s.sd = (squared_deviation_sums(x, s.mean) / static_cast<double>(s.rows - 1)).cwiseSqrt();
+    s.sd = (squared_deviation_sums<T>(x, s.mean) / static_cast<double>(s.rows - 1)).cwiseSqrt();
   else
     s.sd = Eigen::VectorXd::Zero(x.cols());
   return s;
@@ -56,8 +57,10 @@ void apply_standardization(RowMatrix<T>& x, const Eigen::VectorXd& center, const
 }
 
 #define BVI_INSTANTIATE(T)                                                                                 \
-  template void column_sums<T>(const RowMatrix<T>&, Eigen::VectorXd&, Eigen::VectorXd&, Eigen::VectorXd&); \
-  template Eigen::VectorXd squared_deviation_sums<T>(const RowMatrix<T>&, const Eigen::VectorXd&);         \
+  template void column_sums<T>(const Eigen::Ref<const RowMatrix<T>>&, Eigen::VectorXd&, Eigen::VectorXd&,      \
+                               Eigen::VectorXd&);                                                           \
+  template Eigen::VectorXd squared_deviation_sums<T>(const Eigen::Ref<const RowMatrix<T>>&,                  \
+                                                     const Eigen::VectorXd&);                                \
   template FeatureStats compute_feature_stats<T>(const RowMatrix<T>&);                                     \
   template void apply_standardization<T>(RowMatrix<T>&, const Eigen::VectorXd&, const Eigen::VectorXd&);
 BVI_INSTANTIATE(float)

@@ -23,11 +23,12 @@ struct FeatureStats {
 
 // Pass 1 partial: sum over rows of x(i, j), and the extremes.
 template <class T>
-void column_sums(const RowMatrix<T>& x, Eigen::VectorXd& sum, Eigen::VectorXd& min, Eigen::VectorXd& max);
+void column_sums(const Eigen::Ref<const RowMatrix<T>>& x, Eigen::VectorXd& sum, Eigen::VectorXd& min,
+                 Eigen::VectorXd& max);
 
 // Pass 2 partial: sum over rows of (x(i, j) - mean[j])^2.
 template <class T>
-Eigen::VectorXd squared_deviation_sums(const RowMatrix<T>& x, const Eigen::VectorXd& mean);
+Eigen::VectorXd squared_deviation_sums(const Eigen::Ref<const RowMatrix<T>>& x, const Eigen::VectorXd& mean);
 
 // Both passes over the rows of x.
 template <class T>

@@ -86,12 +86,12 @@ TEST_CASE("the statistics' building blocks are the per-shard partial sums") {
   bvi::data::RowMatrix<double> x(3, 2);
   x << 1, -2, 4, 0, 7, 5;
   Eigen::VectorXd sum, min, max;
-  bvi::data::column_sums(x, sum, min, max);
+  bvi::data::column_sums<double>(x, sum, min, max);
   CHECK(sum(0) == 12);
   CHECK(sum(1) == 3);
   CHECK(min(1) == -2);
   CHECK(max(0) == 7);
-  const Eigen::VectorXd ss = bvi::data::squared_deviation_sums(x, Eigen::Vector2d(4, 1));
+  const Eigen::VectorXd ss = bvi::data::squared_deviation_sums<double>(x, Eigen::Vector2d(4, 1));
   CHECK(ss(0) == 18);  // 9 + 0 + 9
   CHECK(ss(1) == 26);  // 9 + 1 + 16
 }

@@ -1,0 +1,68 @@
+#pragma once
+// Agreement on failure across MPI ranks. A step that may fail on some ranks only (a bad row in
+// one rank's shard, a file one node cannot read) runs inside collectively(): afterwards either
+// every rank succeeded, or every rank throws the same Error, that of the lowest failing rank,
+// marked collective. No rank is left waiting in a collective while another has given up.
+#include <exception>
+#include <new>
+#include <optional>
+#include <type_traits>
+#include <string>
+#include <utility>
+
+#include "common/error.hpp"
+#include "inference/reduce/communicator.hpp"
+
+namespace bvi::reduce {
+
+// Exchanges the outcome of a step. `local` is this rank's error, if any. Throws the agreed error
+// on every rank when any rank failed; returns normally when none did.
+void agree_on_failure(Communicator& comm, const Error* local);
+
+template <class F>
+std::invoke_result_t<F> collectively(Communicator& comm, F&& f) {
+  if (comm.size() == 1) {
+    try {
+      return std::forward<F>(f)();
+    } catch (Error& e) {
+      e.mark_collective();
+      throw;
+    }
+  }
+  Error local(ExitCode::software, "", "");
+  bool failed = false;
+  using R = decltype(std::forward<F>(f)());
+  if constexpr (std::is_void_v<R>) {
+    try {
+      std::forward<F>(f)();
+    } catch (const Error& e) {
+      local = e;
+      failed = true;
+    } catch (const std::bad_alloc&) {
+      local = Error(ExitCode::software, "", "out of memory");
+      failed = true;
+    } catch (const std::exception& e) {
+      local = Error(ExitCode::software, "internal error", e.what());
+      failed = true;
+    }
+    agree_on_failure(comm, failed ? &local : nullptr);
+  } else {
+    std::optional<R> result;
+    try {
+      result.emplace(std::forward<F>(f)());
+    } catch (const Error& e) {
+      local = e;
+      failed = true;
+    } catch (const std::bad_alloc&) {
+      local = Error(ExitCode::software, "", "out of memory");
+      failed = true;
+    } catch (const std::exception& e) {
+      local = Error(ExitCode::software, "internal error", e.what());
+      failed = true;
+    }
+    agree_on_failure(comm, failed ? &local : nullptr);
+    return R(std::move(*result));
+  }
+}
+
+}  // namespace bvi::reduce
