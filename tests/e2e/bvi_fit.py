@@ -4,7 +4,6 @@ draws.csv and elbo.csv that know only SPEC.md's layout, and a synthetic dataset 
 Standard library only: the tests that need numpy/scipy import them themselves."""
 import copy
 import csv
-import io
 import json
 import math
 import os

@@ -52,7 +52,9 @@ class AtomicOutputs(BinaryTestCase):
         self.assertEqual(sorted(self.good), OUTPUT_FILES)
 
     def start(self, cfg):
-        return subprocess.Popen([BINARY, "fit", self.write_config(cfg), "--output", self.out, "--quiet"],
+        # One thread: the test polls the folder on the other core.
+        return subprocess.Popen([BINARY, "fit", self.write_config(cfg), "--output", self.out, "--quiet",
+                                 "--threads", "1"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def kill(self, p):
@@ -130,6 +132,10 @@ class Divergence(BinaryTestCase):
             self.assertEqual(snapshot(out), good, algo)
             # --quiet hides warnings, never the error.
             self.assert_error(run_fit([config, "--quiet"]), 70, where="/inference")
+            # Into a new folder: nothing at all (the folder itself is made up front, to fail early).
+            fresh = self.path("fresh-" + algo)
+            self.assert_error(run_fit([config, "--output", fresh]), 70, where="/inference")
+            self.assertEqual(os.listdir(fresh) if os.path.isdir(fresh) else [], [])
 
     def test_a_default_fit_far_from_the_optimum_is_flagged(self):
         try:
