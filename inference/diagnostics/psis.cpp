@@ -17,6 +17,9 @@ using Eigen::Index;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// log of the smallest normal double: below it a ratio relative to the largest has lost its digits.
+const double kLogMinNormal = std::log(std::numeric_limits<double>::min());
+
 // Loo's and ArviZ's minimum: a two-parameter fit to fewer draws is noise.
 constexpr Index kMinTailDraws = 5;
 
@@ -81,7 +84,11 @@ TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr) {
 
   const double max_lr = t.max_log_ratio;
   const double u = lr[t.order[static_cast<std::size_t>(S - M - 1)]];
-  if (u == -kInf) {
+  // u / r_max below the smallest normal double (log 2^-1022 = -708.4) is a zero threshold ratio
+  // on the scale the tail is fitted on: the exceedances underflow to 0 and the GPD fit to those
+  // zeros is meaningless (it came out k ~ 0.06, "good", for a diverged fit whose largest ratio
+  // outweighed the next by e^55000). Such a tail is as heavy as S draws can show.
+  if (u == -kInf || u - max_lr < kLogMinNormal) {
     t.fit.status = ParetoStatus::zero_weight_threshold;
     return t;
   }

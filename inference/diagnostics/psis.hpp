@@ -32,7 +32,10 @@
 //     too_few_tail_draws.
 //   - The threshold ratio is 0 (fewer than M + 1 draws have a finite log ratio): at least ~80%
 //     of q's draws land where p has no mass, whatever the tail looks like. k = +inf,
-//     zero_weight_threshold.
+//     zero_weight_threshold. The same when it is 0 relative to the largest ratio in double
+//     precision (u / r_max < 2^-1022, log ratios more than 708 apart): the exceedances would
+//     underflow to 0, and one draw outweighs the ~80% at or below the threshold by more than
+//     double range. (loo fits those zeros and gets NaN, which it reports as Inf.)
 //   - A flat tail: the M + 1 largest log ratios agree to within rounding, i.e.
 //     max - u <= 1e-9 * max(1, |max log ratio|). This is what p = q looks like (constant ratios,
 //     or constant up to the rounding of log p - log q, whose size grows with |log p|). A GPD

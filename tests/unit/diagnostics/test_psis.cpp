@@ -487,6 +487,29 @@ TEST_CASE("zero ratios (-inf log ratios) weigh nothing") {
   }
 }
 
+TEST_CASE("a tail spanning more than double range: k = +inf, not a fit to underflowed zeros") {
+  // A diverged fit's log ratios: the 95 largest of 1000 are 1000 apart each, so relative to the
+  // largest every other ratio underflows. Fitting those zeros gave k = 0.057 ("good").
+  VectorXd lr(1000);
+  for (Index i = 0; i < 1000; ++i) lr[i] = -6.6e10 - 1000.0 * static_cast<double>((i * 389) % 1000);
+  ParetoFit fit{};
+  const VectorXd lw = psis_log_weights(lr, &fit);
+  CHECK(fit.status == ParetoStatus::zero_weight_threshold);
+  CHECK(fit.k == inf);
+  CHECK(lw[0] == doctest::Approx(0.0).epsilon(1e-12));  // plain importance weights: all on one draw
+  CHECK(std::abs(log_sum_exp(lw)) < 1e-12);
+  SUBCASE("just inside double range the tail is still fitted") {
+    // Threshold 700 below the largest: the exceedances are tiny but not 0, and the tail is
+    // plainly heavy.
+    VectorXd near(1000);
+    for (Index i = 0; i < 1000; ++i)
+      near[i] = -7.0 * static_cast<double>(std::min<Index>((i * 389) % 1000, 100));
+    const ParetoFit f = pareto_k_hat(near);
+    CHECK(f.status == ParetoStatus::fitted);
+    CHECK(f.k > 0.7);
+  }
+}
+
 TEST_CASE("NaN or +inf log ratios: k = +inf and NaN weights") {
   for (double bad : {qnan, inf}) {
     for (Index S : {3, 1000}) {

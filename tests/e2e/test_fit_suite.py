@@ -1,0 +1,87 @@
+"""bayes-vi fit's default settings reach the exact optimum of their variational family on a small
+validation suite (tests/reference/README.md): datasets from make_datasets.py, optima from
+vi_optimum.py (independent Python), judged by compare_fit.py's rules: every mean within 0.1
+reference sd, every sd within 10 %.
+
+The config of each fit is the suite's (standardized features, intercept, Normal priors) with
+only `"inference": {"algorithm": A}`: everything else is a default."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from bvi_fit import parse_summary, run_fit
+from bvi_test import SOURCE_DIR
+
+REFERENCE_DIR = os.path.join(SOURCE_DIR, "tests", "reference")
+# Small, and each hard in its own way (make_datasets.py --list).
+DATASETS = ["indep_n1000_d10", "equicorr_n1000_d10", "nearsep_n500_d5", "imbalanced_n300_d20"]
+FAMILIES = ["meanfield", "fullrank"]
+MEAN_BOUND, SD_BOUND = 0.1, 0.10
+
+
+class DefaultsReachTheFamilyOptimum(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        try:
+            import numpy  # noqa: F401
+            import scipy  # noqa: F401
+        except ImportError as e:
+            raise unittest.SkipTest("the reference optima need numpy and scipy (%s); run with "
+                                    "/usr/bin/python3" % e)
+        sys.path.insert(0, REFERENCE_DIR)
+        try:
+            import compare_fit
+        finally:
+            sys.path.pop(0)
+        cls.compare = staticmethod(compare_fit.compare)
+        cls._tmp = tempfile.TemporaryDirectory()
+        cls.suite = cls._tmp.name
+        # Datasets and both families' optima, once for the class (~5 s).
+        p = subprocess.run([sys.executable, os.path.join(REFERENCE_DIR, "make_datasets.py"), cls.suite,
+                            "--only", ",".join(DATASETS), "--families", ",".join(FAMILIES)],
+                           capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            cls._tmp.cleanup()
+            raise AssertionError("make_datasets.py failed: %s" % p.stderr)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._tmp.cleanup()
+
+    def fit(self, name, family):
+        with open(os.path.join(self.suite, name + ".json")) as f:
+            cfg = json.load(f)
+        self.assertNotIn("inference", cfg, "the suite's configs leave inference to the defaults")
+        cfg["inference"] = {"algorithm": family}
+        path = os.path.join(self.suite, "%s.%s.json" % (name, family))  # beside NAME.csv
+        with open(path, "w") as f:
+            json.dump(cfg, f)
+        p = run_fit([path, "--quiet"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return parse_summary(p.stdout)
+
+    def test_defaults_reach_the_optimum(self):
+        for name in DATASETS:
+            for family in FAMILIES:
+                with self.subTest(dataset=name, family=family):
+                    with open(os.path.join(self.suite, "%s.optimum.%s.json" % (name, family))) as f:
+                        optimum = json.load(f)
+                    self.assertTrue(optimum["diagnostics"]["converged"], "reference did not converge")
+                    summary = self.fit(name, family)
+                    self.assertEqual(summary["algorithm"], family)
+                    res = self.compare(summary, optimum, MEAN_BOUND, SD_BOUND)
+                    self.assertLessEqual(res["max_mean_err"], MEAN_BOUND,
+                                         "mean of %s off by %.3f ref sd" % (res["max_mean_err_param"],
+                                                                            res["max_mean_err"]))
+                    self.assertLessEqual(res["max_sd_err"], SD_BOUND,
+                                         "sd of %s off by %.1f %%" % (res["max_sd_err_param"],
+                                                                      100 * res["max_sd_err"]))
+                    # The reference is the family's maximum: above it only by Monte Carlo noise.
+                    self.assertLessEqual(summary["elbo"], optimum["elbo"] + 5 * summary["elbo_se"])
+
+
+if __name__ == "__main__":
+    unittest.main()
