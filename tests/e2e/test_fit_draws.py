@@ -151,6 +151,9 @@ class DrawsLayout(BinaryTestCase):
         script = ("suppressPackageStartupMessages(library(rstan));"
                   "f <- suppressWarnings(rstan::read_stan_csv(commandArgs(TRUE)[1]));"
                   "stopifnot(is(f, 'stanfit'));"
+                  # summary() and print() must work too (a CmdStan-style method line breaks them).
+                  "s <- suppressWarnings(rstan::summary(f)$summary); stopifnot(nrow(s) > 0);"
+                  "invisible(capture.output(print(f)));"
                   "m <- as.matrix(f);"
                   "write.csv(data.frame(name = colnames(m), mean = sprintf('%.17g', colMeans(m)),"
                   " n = nrow(m)), stdout(), row.names = FALSE)")
