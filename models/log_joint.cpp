@@ -64,7 +64,9 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
           Eigen::Map<Eigen::ArrayXd>(partial, S) += ll.val().col(0);
         }
       },
-      total_.data());
+      total_.data(),
+      // logits and their backward pass: about 2 (value) or 4 (gradient) flops per draw, row, feature
+      (grad ? 4.0 : 2.0) * static_cast<double>(S) * static_cast<double>(data_.rows) * static_cast<double>(data_.cols + 1));
 
   lp = head.val().col(0).matrix() + total_.head(S);
   if (grad) {

@@ -16,13 +16,17 @@ ChunkReducer::ChunkReducer(const ShardPlan& plan, Communicator& comm, int thread
       first_chunk_(plan.first_chunk(comm.rank(), comm.size())),
       last_chunk_(plan.last_chunk(comm.rank(), comm.size())) {}
 
-void ChunkReducer::sum(Index len, const Work& work, double* total) {
+void ChunkReducer::sum(Index len, const Work& work, double* total, double flops) {
   const Index owned = last_chunk_ - first_chunk_;
   const Index stride = (len + 7) / 8 * 8;
   // Grows once to the largest request, then is reused: no allocation per step.
   if (local_.size() < owned * stride) local_.resize(owned * stride);
   std::exception_ptr error;
-  const int nt = static_cast<int>(std::min<Index>(threads_, std::max<Index>(owned, 1)));
+  // At least ~4 MFLOP (a fraction of a millisecond) per thread.
+  constexpr double kFlopsPerThread = 4e6;
+  Index useful = threads_;
+  if (flops >= 0) useful = std::max<Index>(1, static_cast<Index>(flops / kFlopsPerThread));
+  const int nt = static_cast<int>(std::min<Index>({threads_, useful, std::max<Index>(owned, 1)}));
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
   for (Index k = 0; k < owned; ++k) {
     double* partial = local_.data() + k * stride;

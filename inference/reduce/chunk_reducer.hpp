@@ -21,7 +21,10 @@ class ChunkReducer {
 
   // total[0..len) = sum over every chunk of every rank, added in chunk order. Identical bits on
   // every rank for any thread count. An exception in any thread is rethrown here (the first one).
-  void sum(Index len, const Work& work, double* total);
+  // `flops`, when known, is the work of the whole sum: small sums run on fewer threads, since
+  // waking a thread costs more than a few microseconds of arithmetic, and on a shared machine an
+  // OpenMP team that spins while waiting can cost more than the work itself.
+  void sum(Index len, const Work& work, double* total, double flops = -1.0);
 
   int threads() const { return threads_; }
   const ShardPlan& plan() const { return plan_; }
