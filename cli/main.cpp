@@ -10,6 +10,7 @@
 #include "cli/check_command.hpp"
 #include "cli/eval_command.hpp"
 #include "cli/fit_command.hpp"
+#include "cli/simulate_command.hpp"
 #include "common/error.hpp"
 
 namespace {
@@ -34,9 +35,11 @@ int main(int argc, char** argv) {
   bvi::cli::FitOptions fit_opts;
   bvi::cli::EvalOptions eval_opts;
   bvi::cli::CheckOptions check_opts;
+  bvi::cli::SimulateOptions simulate_opts;
   CLI::App* fit_cmd = bvi::cli::setup_fit(app, fit_opts);
   CLI::App* eval_cmd = bvi::cli::setup_eval(app, eval_opts);
   CLI::App* check_cmd = bvi::cli::setup_check(app, check_opts);
+  CLI::App* simulate_cmd = bvi::cli::setup_simulate(app, simulate_opts);
 
   try {
     app.parse(argc, argv);
@@ -52,9 +55,9 @@ int main(int argc, char** argv) {
     // reads as if none was given.
     if (argc > 1 && argv[1][0] != '-') {
       const std::string first = argv[1];
-      const bool known =
-          first == fit_cmd->get_name() || first == eval_cmd->get_name() || first == check_cmd->get_name();
-      if (!known) what = "unknown command '" + first + "'; the commands are fit, eval and check";
+      const bool known = first == fit_cmd->get_name() || first == eval_cmd->get_name() ||
+                         first == check_cmd->get_name() || first == simulate_cmd->get_name();
+      if (!known) what = "unknown command '" + first + "'; the commands are fit, eval, check and simulate";
     }
     print_error("command line", what + " (see bayes-vi --help)");
     return static_cast<int>(bvi::ExitCode::usage);
@@ -64,6 +67,7 @@ int main(int argc, char** argv) {
     if (fit_cmd->parsed()) return bvi::cli::run_fit(fit_opts);
     if (eval_cmd->parsed()) return bvi::cli::run_eval(eval_opts);
     if (check_cmd->parsed()) return bvi::cli::run_check(check_opts);
+    if (simulate_cmd->parsed()) return bvi::cli::run_simulate(simulate_opts);
   } catch (const bvi::Error& e) {
     print_error(e.where(), e.detail());
     return static_cast<int>(e.code());
