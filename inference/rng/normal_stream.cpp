@@ -4,16 +4,9 @@
 
 #include <cmath>
 
+#include "inference/rng/open_unit.hpp"
+
 namespace bvi::rng {
-
-namespace {
-
-// A uniform in (0, 1) from the top 53 bits, never 0 (log(0) would be -inf) and never 1.
-inline double open_unit(std::uint64_t bits) {
-  return (static_cast<double>(bits >> 11) + 0.5) * 0x1p-53;
-}
-
-}  // namespace
 
 void standard_normal(std::uint64_t seed, Purpose purpose, std::uint64_t step, std::uint64_t attempt,
                      std::uint64_t first_draw, Eigen::Ref<Eigen::MatrixXd> out) {

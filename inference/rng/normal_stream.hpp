@@ -17,6 +17,7 @@ enum class Purpose : std::uint64_t {
   output = 4,           // draws.csv and PSIS
   adaptation = 5,       // gradient steps of the adaptive optimizer's eta adaptation
   adaptation_elbo = 6,  // ELBO estimates of the eta adaptation
+  simulation = 7,       // synthetic datasets (bayes-vi simulate): coefficients, features, responses
 };
 
 // Fills `out` (S x P) with standard normals: row s is draw s, so the first S draws of a request

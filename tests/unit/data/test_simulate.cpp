@@ -1,0 +1,227 @@
+// bayes-vi simulate's generator: the text is a function of the spec alone (not of the thread
+// count), numbers read back to exactly the float32 values generated, the features are standard
+// normal, and y follows sigmoid(x . beta) computed here from the parsed text.
+#include <doctest/doctest.h>
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/data/parse_number.hpp"
+#include "models/data/simulate.hpp"
+#include "models/data/simulated_csv.hpp"
+
+using namespace bvi::data;
+
+namespace {
+
+std::string csv_text(const SimulationSpec& spec, int threads) {
+  std::string out;
+  write_simulated_csv(spec, threads, [&](std::string_view t) { out.append(t); });
+  return out;
+}
+
+// The CSV parsed back independently of the writer: every field read as a float (from_chars)
+// and, as the float32 loader reads it, as a double rounded to float; they must agree.
+struct ParsedCsv {
+  std::string header;
+  std::vector<std::vector<float>> x;
+  std::vector<int> y;
+};
+
+ParsedCsv parse_csv(const std::string& text, int features) {
+  ParsedCsv p;
+  std::size_t pos = text.find('\n');
+  REQUIRE(pos != std::string::npos);
+  p.header = text.substr(0, pos + 1);
+  ++pos;
+  while (pos < text.size()) {
+    const std::size_t eol = text.find('\n', pos);
+    REQUIRE(eol != std::string::npos);
+    std::vector<float> row;
+    std::size_t start = pos;
+    for (int j = 0; j <= features; ++j) {
+      const std::size_t stop = j < features ? text.find(',', start) : eol;
+      REQUIRE(stop <= eol);
+      const std::string_view field(text.data() + start, stop - start);
+      if (j < features) {
+        float f = 0;
+        const auto r = std::from_chars(field.data(), field.data() + field.size(), f);
+        REQUIRE((r.ec == std::errc() && r.ptr == field.data() + field.size()));
+        double d = 0;
+        REQUIRE(parse_number(field, d) == NumberStatus::ok);
+        CHECK(static_cast<float>(d) == f);
+        row.push_back(f);
+      } else {
+        REQUIRE((field == "0" || field == "1"));
+        p.y.push_back(field == "1");
+      }
+      start = stop + 1;
+    }
+    p.x.push_back(std::move(row));
+    pos = eol + 1;
+  }
+  return p;
+}
+
+double sigmoid(double eta) {
+  return 1.0 / (1.0 + std::exp(-eta));
+}
+
+}  // namespace
+
+TEST_CASE("the same spec gives the same bytes; another seed, other data") {
+  const SimulationSpec spec{500, 4, 42};
+  const std::string a = csv_text(spec, 1);
+  CHECK(a == csv_text(spec, 1));
+  CHECK(a.rfind("x1,x2,x3,x4,y\n", 0) == 0);
+  SimulationSpec other = spec;
+  other.seed = 43;
+  const std::string b = csv_text(other, 1);
+  CHECK(a != b);
+  const ParsedCsv pa = parse_csv(a, 4), pb = parse_csv(b, 4);
+  REQUIRE(pa.x.size() == 500);
+  int same = 0;
+  for (std::size_t n = 0; n < pa.x.size(); ++n)
+    for (int j = 0; j < 4; ++j) same += pa.x[n][j] == pb.x[n][j];
+  CHECK(same == 0);
+  CHECK(simulated_coefficients(42, 4) != simulated_coefficients(43, 4));
+}
+
+TEST_CASE("the text does not depend on the thread count") {
+  // 200 features: blocks of 163 rows, so 1000 rows are 7 blocks, the last one short.
+  for (const SimulationSpec spec :
+       {SimulationSpec{1000, 200, 7}, SimulationSpec{25000, 3, 8}, SimulationSpec{1, 1, 9}}) {
+    CAPTURE(spec.features);
+    const std::string one = csv_text(spec, 1);
+    for (int threads : {2, 3, 8}) CHECK(csv_text(spec, threads) == one);
+  }
+}
+
+TEST_CASE("a smaller dataset is a prefix of a larger one") {
+  const std::string small = csv_text({300, 5, 11}, 2);
+  const std::string large = csv_text({3000, 5, 11}, 2);
+  CHECK(large.compare(0, small.size(), small) == 0);
+  // Fewer features: the same coefficients and feature columns (y differs: its logit does).
+  const std::vector<float> b3 = simulated_coefficients(11, 3), b8 = simulated_coefficients(11, 8);
+  CHECK(std::vector<float>(b8.begin(), b8.begin() + 3) == b3);
+  SimulatedBlock x3, x8;
+  simulate_block({50, 3, 11}, b3, 10, 40, x3);
+  simulate_block({50, 8, 11}, b8, 10, 40, x8);
+  CHECK(x8.x.leftCols(3) == x3.x);
+  // Any block is the same rows of the whole.
+  SimulatedBlock all;
+  simulate_block({50, 8, 11}, b8, 0, 50, all);
+  CHECK(all.x.bottomRows(40) == x8.x);
+  CHECK(std::vector<std::uint8_t>(all.y.begin() + 10, all.y.end()) == x8.y);
+}
+
+TEST_CASE("the text reads back to exactly the float32 values generated") {
+  const SimulationSpec spec{400, 6, 3};
+  const std::vector<float> beta = simulated_coefficients(spec.seed, spec.features);
+  SimulatedBlock block;
+  simulate_block(spec, beta, 0, spec.rows, block);
+  const ParsedCsv p = parse_csv(csv_text(spec, 2), spec.features);
+  CHECK(p.header == "x1,x2,x3,x4,x5,x6,y\n");
+  REQUIRE(p.x.size() == static_cast<std::size_t>(spec.rows));
+  int mismatches = 0;
+  for (Eigen::Index n = 0; n < spec.rows; ++n) {
+    for (int j = 0; j < spec.features; ++j) mismatches += p.x[n][j] != block.x(n, j);
+    mismatches += p.y[n] != block.y[n];
+  }
+  CHECK(mismatches == 0);
+  // Short: the shortest round-trip text of a float is at most 9 significant digits.
+  CHECK(csv_text(spec, 1).size() < static_cast<std::size_t>(spec.rows * (spec.features * 12 + 2)));
+
+  // The truth file, in data/seed_true_beta.csv's layout, reads back to beta.
+  const std::string truth = true_coefficients_csv(beta);
+  CHECK(truth.rfind("name,true_value\nbeta.1,", 0) == 0);
+  std::size_t pos = truth.find('\n') + 1;
+  for (int j = 0; j < spec.features; ++j) {
+    const std::string name = "beta." + std::to_string(j + 1) + ",";
+    REQUIRE(truth.compare(pos, name.size(), name) == 0);
+    pos += name.size();
+    const std::size_t eol = truth.find('\n', pos);
+    float f = 0;
+    std::from_chars(truth.data() + pos, truth.data() + eol, f);
+    CHECK(f == beta[j]);
+    pos = eol + 1;
+  }
+  CHECK(pos == truth.size());
+  CHECK(true_coefficients_csv({0.5f, -1.25f}) == "name,true_value\nbeta.1,0.5\nbeta.2,-1.25\n");
+}
+
+TEST_CASE("features and coefficients are standard normal") {
+  const SimulationSpec spec{20000, 5, 21};
+  const ParsedCsv p = parse_csv(csv_text(spec, 2), spec.features);
+  double n = 0, sum = 0, sum2 = 0, cross = 0;
+  for (const auto& row : p.x) {
+    for (float v : row) {
+      n += 1;
+      sum += v;
+      sum2 += double(v) * v;
+    }
+    cross += double(row[0]) * row[1];
+  }
+  const double mean = sum / n, var = sum2 / n - mean * mean;
+  // n = 1e5: standard errors 0.0032 (mean) and 0.0045 (variance); 5 of them.
+  CHECK(std::abs(mean) < 0.016);
+  CHECK(std::abs(var - 1) < 0.023);
+  // Columns are independent: E[x1 x2] = 0 with sd 1/sqrt(rows).
+  CHECK(std::abs(cross / p.x.size()) < 5 / std::sqrt(double(p.x.size())));
+
+  const std::vector<float> beta = simulated_coefficients(5, 4000);
+  double bs = 0, bs2 = 0;
+  for (float b : beta) bs += b, bs2 += double(b) * b;
+  const double bmean = bs / beta.size(), bvar = bs2 / beta.size() - bmean * bmean;
+  // n = 4000: standard errors 0.016 and 0.022.
+  CHECK(std::abs(bmean) < 0.08);
+  CHECK(std::abs(bvar - 1) < 0.11);
+}
+
+TEST_CASE("y is Bernoulli(sigmoid(x . beta)) given the true coefficients") {
+  const SimulationSpec spec{40000, 4, 99};
+  const std::vector<float> beta = simulated_coefficients(spec.seed, spec.features);
+  const ParsedCsv p = parse_csv(csv_text(spec, 2), spec.features);
+  // Overall, and within bins of p (which y ignoring x, or shifted by a row, would fail): the
+  // number of ones against sum p, with variance sum p (1 - p).
+  const int kBins = 5;
+  std::vector<double> ones(kBins), expected(kBins), variance(kBins);
+  for (std::size_t n = 0; n < p.x.size(); ++n) {
+    double eta = 0;
+    for (int j = 0; j < spec.features; ++j) eta += double(p.x[n][j]) * beta[j];
+    const double prob = sigmoid(eta);
+    const int bin = std::min(kBins - 1, static_cast<int>(prob * kBins));
+    ones[bin] += p.y[n];
+    expected[bin] += prob;
+    variance[bin] += prob * (1 - prob);
+  }
+  double all_ones = 0, all_expected = 0, all_variance = 0;
+  for (int b = 0; b < kBins; ++b) {
+    CAPTURE(b);
+    CHECK(std::abs(ones[b] - expected[b]) < 4 * std::sqrt(variance[b]));
+    all_ones += ones[b], all_expected += expected[b], all_variance += variance[b];
+  }
+  const double rows = static_cast<double>(p.x.size());
+  CHECK(std::abs(all_ones / rows - all_expected / rows) < 4 * std::sqrt(all_variance) / rows);
+}
+
+TEST_CASE("a failing sink stops the writing and its error comes out") {
+  const SimulationSpec spec{20000, 10, 1};
+  int calls = 0;
+  auto failing = [&](std::string_view) {
+    if (++calls == 3) throw std::runtime_error("disk full");
+  };
+  CHECK_THROWS_WITH_AS(write_simulated_csv(spec, 2, failing), "disk full", std::runtime_error);
+  CHECK(calls == 3);
+}
+
+TEST_CASE("rows outside the dataset are a programming error") {
+  SimulatedBlock block;
+  const std::vector<float> beta = simulated_coefficients(1, 2);
+  CHECK_THROWS_AS(simulate_block({10, 2, 1}, beta, 5, 6, block), std::invalid_argument);
+  CHECK_THROWS_AS(simulate_block({10, 3, 1}, beta, 0, 1, block), std::invalid_argument);
+  CHECK_THROWS_AS(write_simulated_csv({0, 2, 1}, 1, [](std::string_view) {}), std::invalid_argument);
+}
