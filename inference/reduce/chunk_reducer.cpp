@@ -1,11 +1,12 @@
 #include "inference/reduce/chunk_reducer.hpp"
 
-#include "inference/reduce/collective_error.hpp"
-
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
+
+#include "inference/reduce/collective_error.hpp"
 
 namespace bvi::reduce {
 
@@ -47,6 +48,7 @@ void ChunkReducer::sum(Index len, const Work& work, double* total, double flops)
   else if (error)
     std::rethrow_exception(error);
 
+  const auto combine_start = std::chrono::steady_clock::now();
   const double* all = local_.data();
   if (comm_.size() > 1) {
     counts_.assign(comm_.size(), 0);
@@ -62,6 +64,7 @@ void ChunkReducer::sum(Index len, const Work& work, double* total, double flops)
   Eigen::Map<Eigen::ArrayXd> out(total, len);
   out.setZero();
   for (Index c = 0; c < plan_.n_chunks; ++c) out += Eigen::Map<const Eigen::ArrayXd>(all + c * stride, len);
+  combine_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - combine_start).count();
 }
 
 }  // namespace bvi::reduce

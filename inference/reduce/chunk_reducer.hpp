@@ -30,6 +30,9 @@ class ChunkReducer {
   const ShardPlan& plan() const { return plan_; }
   Communicator& comm() { return comm_; }
   Index first_chunk() const { return first_chunk_; }
+  // Seconds the last sum() spent combining the partials (gather and the ordered sum): the price
+  // of results that do not depend on the thread or rank count.
+  double last_combine_seconds() const { return combine_seconds_; }
   Index last_chunk() const { return last_chunk_; }
 
  private:
@@ -45,6 +48,7 @@ class ChunkReducer {
   Eigen::VectorXd local_;   // owned chunks x stride
   Eigen::VectorXd global_;  // all chunks x stride (only with several ranks)
   std::vector<long> counts_;
+  double combine_seconds_ = 0;
 };
 
 }  // namespace bvi::reduce

@@ -6,8 +6,8 @@
 #include <exception>
 #include <new>
 #include <optional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "common/error.hpp"

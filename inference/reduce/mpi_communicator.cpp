@@ -77,8 +77,8 @@ class MpiCommunicator final : public Communicator {
 }  // namespace
 
 bool launched_by_mpi() {
-  return env_long("OMPI_COMM_WORLD_SIZE", 0) > 1 || env_long("PMI_SIZE", 0) > 1 || env_long("PMIX_SIZE", 0) > 1 ||
-         (std::getenv("PMIX_RANK") && env_long("SLURM_NTASKS", 0) > 1);
+  return env_long("OMPI_COMM_WORLD_SIZE", 0) > 1 || env_long("PMI_SIZE", 0) > 1 ||
+         env_long("PMIX_SIZE", 0) > 1 || (std::getenv("PMIX_RANK") && env_long("SLURM_NTASKS", 0) > 1);
 }
 
 int launcher_rank() {
