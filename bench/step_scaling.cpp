@@ -40,8 +40,8 @@ int main(int argc, char** argv) {
   for (const char* p : {"alpha", "beta"}) {
     spec::PriorConfig prior;
     prior.family = "normal";
-    prior.hypers["loc"] = {{0.0}, ""};
-    prior.hypers["scale"] = {{2.5}, ""};
+    prior.hypers["loc"] = spec::HyperValue::numbers({0.0}, "");
+    prior.hypers["scale"] = spec::HyperValue::numbers({2.5}, "");
     mc.priors[p] = prior;
   }
   std::vector<std::string> names;

@@ -114,10 +114,11 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
   FitRecord record;
   record.config = &config;
   record.names = layout.column_names();
-  record.parameters = vi::summarize_parameters(*run.q, record.names, layout.column_labels());
+  record.parameters = vi::summarize_parameters(*run.q, record.names, layout.column_labels(),
+                                              layout.column_transforms(), final.elbo_draws);
   record.run = &run;
   record.final = &final;
-  record.constrained_draws = final.draws.zeta;  // every parameter is unconstrained so far
+  record.constrained_draws = problem.model.constrain_values(final.draws.zeta);
   record.seed = config.inference.seed;
   record.threads = threads;
   record.ranks = comm.size();

@@ -29,6 +29,7 @@ FinalReport report_final(LogDensity& density, const Family& q, std::uint64_t see
   FinalReport r;
   ElboEstimator estimator(density, seed);
   r.elbo = estimator.elbo(q, elbo_draws, rng::Purpose::final_elbo, 0);
+  r.elbo_draws = estimator.last_zeta();
   if (output_draws < 100) {
     // Too few output draws for a tail fit: use the ELBO draws, which are still at hand.
     Eigen::VectorXd log_q(elbo_draws);

@@ -20,6 +20,7 @@ struct OutputDraws {
 
 struct FinalReport {
   ElboEstimate elbo;
+  Eigen::MatrixXd elbo_draws;  // the draws behind `elbo` (unconstrained), for Monte Carlo summaries
   OutputDraws draws;
   diagnostics::ParetoFit pareto;
   Eigen::Index pareto_draws = 0;  // how many importance ratios k-hat was computed from

@@ -1,7 +1,8 @@
 #pragma once
-// A model built from the config and the data's columns: the parameter layout, one prior term per
-// parameter, the likelihood. It knows how to write its log density on the AD tape for S draws at
-// once; the sum over data rows is LogJoint's business.
+// A model built from the config and the data's columns: the parameter layout (alpha, beta, the
+// likelihood's own parameters, then the declared ones), one prior term per parameter, the
+// likelihood. It writes its log density on the AD tape for S draws at once; the sum over data
+// rows is LogJoint's business.
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,15 +14,25 @@
 
 namespace bvi::models {
 
+// A hyperparameter: a constant row (1 x 1 or 1 x K), or factor times a product of parameters
+// (each 1 or K entries), evaluated per draw: a hierarchical prior.
+struct HyperTerm {
+  Eigen::RowVectorXd constant;
+  double factor = 1.0;
+  std::vector<Index> offsets, sizes;  // the referenced parameters' columns
+  bool is_expression() const { return !offsets.empty(); }
+};
+
 struct PriorTerm {
   const PriorFamily* family = nullptr;
-  Index offset = 0, size = 0;              // the parameter's columns
-  std::vector<Eigen::RowVectorXd> hypers;  // each 1 x 1 or 1 x size, in the family's order
+  Index offset = 0, size = 0;  // the parameter's columns
+  std::vector<HyperTerm> hypers;  // in the family's order
 };
 
 class Model {
  public:
-  // Throws config errors (78) for hyperparameter arrays whose length fits no parameter.
+  // Throws config errors (78) for hyperparameters that fit no parameter, priors whose support
+  // does not match the parameter's constraint, and priors that depend on each other in a cycle.
   static Model build(const spec::ModelConfig& config, const std::vector<std::string>& feature_names,
                      const LikelihoodOptions& options = {});
 
@@ -29,14 +40,18 @@ class Model {
   Index dim() const { return layout_.dim(); }
   const Likelihood& likelihood() const { return *likelihood_; }
 
-  // The constrained draws for unconstrained ones. Adds log |d constrained / d unconstrained| per
-  // draw to *log_jacobian (an S x 1 Var) when given. Every parameter is unconstrained for now.
+  // The constrained draws for unconstrained ones; sets *log_jacobian (S x 1) to the log
+  // |det d constrained / d unconstrained| of each draw when any parameter is constrained (and
+  // leaves it empty otherwise).
   ad::Var constrain(const ad::Var& theta, ad::Var* log_jacobian) const;
+  // The same, values only.
+  Eigen::MatrixXd constrain_values(const Eigen::Ref<const Eigen::MatrixXd>& theta) const;
   // Per-draw log prior density (S x 1) of constrained draws, every constant included.
   ad::Var log_prior(const ad::Var& params) const;
 
  private:
   ParameterLayout layout_;
+  std::vector<ad::ColumnTransform> transforms_;  // one per column
   std::vector<PriorTerm> priors_;
   std::shared_ptr<const Likelihood> likelihood_;
 };

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/ad/ops/constrain.hpp"
 #include "models/priors/prior_family.hpp"
 
 namespace bvi::models {
@@ -18,7 +19,8 @@ struct ParameterBlock {
   Index size = 1;
   bool is_vector = false;           // names get ".1" ... ".size"
   std::vector<std::string> labels;  // per element, e.g. the feature names of beta (may be empty)
-  Support support = Support::real;
+  Support support = Support::real;      // where the constrained values lie
+  ad::ColumnTransform transform = {};  // from the unconstrained scale
 };
 
 class ParameterLayout {
@@ -46,6 +48,19 @@ class ParameterLayout {
     }
     return out;
   }
+  // One transform per column, for ad::constrain.
+  std::vector<ad::ColumnTransform> column_transforms() const {
+    std::vector<ad::ColumnTransform> out;
+    for (const auto& b : blocks_)
+      for (Index i = 0; i < b.size; ++i) out.push_back(b.transform);
+    return out;
+  }
+  bool all_unconstrained() const {
+    for (const auto& b : blocks_)
+      if (b.transform.bound != ad::Bound::none) return false;
+    return true;
+  }
+
   // The label of each column (a feature name, or "" when the parameter has none).
   std::vector<std::string> column_labels() const {
     std::vector<std::string> out;

@@ -11,3 +11,4 @@
 #include "inference/ad/tape.hpp"
 #include "inference/ad/var.hpp"
 #include "inference/ad/ops/bernoulli_logit_glm.hpp"
+#include "inference/ad/ops/constrain.hpp"

@@ -4,9 +4,11 @@
 // implementation of this interface and one line in make_likelihood().
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "inference/ad/var.hpp"
 #include "models/parameter_layout.hpp"
+#include "models/spec/config.hpp"
 
 namespace bvi::models {
 
@@ -34,6 +36,10 @@ class Likelihood {
 struct LikelihoodOptions {
   bool fused = true;  // the hand-derived primitive; false: composed from the generic AD ops
 };
+
+// The parameters a likelihood brings into the model besides alpha and beta (the normal
+// likelihood's sigma), declared as if the config had listed them in /model/parameters.
+std::vector<spec::ParameterConfig> likelihood_parameters(const std::string& name);
 
 // Builds the likelihood named in the config for the given parameter layout.
 std::unique_ptr<Likelihood> make_likelihood(const std::string& name, const ParameterLayout& layout,

@@ -4,6 +4,8 @@
 
 namespace bvi::models {
 
+std::vector<spec::ParameterConfig> likelihood_parameters(const std::string& /*name*/) { return {}; }
+
 std::unique_ptr<Likelihood> make_likelihood(const std::string& name, const ParameterLayout& layout,
                                             const LikelihoodOptions& options) {
   if (name == "bernoulli_logit") return std::make_unique<BernoulliLogit>(layout, options.fused);

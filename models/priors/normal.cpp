@@ -14,8 +14,8 @@ extern const PriorFamily kNormalPrior{
     "normal",
     "Normal(loc, scale)",
     Support::real,
-    {{"loc", spec::Kind::number_or_array, nullptr, true, spec::any_real(), {}, "Mean."},
-     {"scale", spec::Kind::number_or_array, nullptr, true, spec::positive(), {}, "Standard deviation."}},
+    {{"loc", spec::Kind::hyper, nullptr, true, spec::any_real(), {}, "Mean."},
+     {"scale", spec::Kind::hyper, nullptr, true, spec::positive(), {}, "Standard deviation."}},
     &normal_log_density,
 };
 

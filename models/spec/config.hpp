@@ -18,10 +18,30 @@ struct DataConfig {
   std::string dtype = "float64";  // "float64" | "float32"
 };
 
-// A hyperparameter as written: one number, one per coefficient, or (later) a parameter name.
+// A hyperparameter as written: one number, one per coefficient, or a product of numbers and
+// parameter names ("tau", "0.5 * tau * lambda": a hierarchical prior).
 struct HyperValue {
-  std::vector<double> values;  // size 1 (broadcast) or one per coefficient
-  std::string pointer;         // where it was given, for messages
+  std::vector<double> values;      // numbers: size 1 (broadcast) or one per coefficient
+  std::vector<std::string> names;  // an expression's parameter names (empty for numbers)
+  double factor = 1.0;             // an expression's numeric factors, multiplied
+  std::string pointer;             // where it was given, for messages
+  bool is_expression() const { return !names.empty(); }
+  static HyperValue numbers(std::vector<double> v, std::string at = "") {
+    HyperValue h;
+    h.values = std::move(v);
+    h.pointer = std::move(at);
+    return h;
+  }
+};
+
+// A parameter declared in /model/parameters (beside alpha and beta).
+struct ParameterConfig {
+  std::string name;
+  long long size = 1;          // ignored when size_is_features
+  bool size_is_features = false;
+  std::string constraint = "none";  // none | positive | unit_interval
+  std::optional<double> lower, upper;
+  std::string pointer;
 };
 
 struct PriorConfig {
@@ -33,6 +53,7 @@ struct PriorConfig {
 struct ModelConfig {
   std::string likelihood = "bernoulli_logit";
   bool intercept = false;
+  std::vector<ParameterConfig> parameters;  // declared, in name order
   std::map<std::string, PriorConfig> priors;  // by parameter name
 };
 

@@ -81,14 +81,31 @@ const Section& model_section() {
            {},
            {},
            "Add an intercept `alpha` to the linear predictor."},
-          {"priors",
-           Kind::object,
-           nullptr,
-           true,
-           {},
-           {},
-           "One prior per parameter: `beta` (the coefficients), and `alpha` when `intercept` is true. "
-           "Each is an object with one key, the distribution, holding its hyperparameters."},
+          {"parameters", Kind::object, Json::object(), false, {}, {},
+           "Further parameters, by name: each an object with `size` and a constraint (see "
+           "/model/parameters/NAME below). They can serve as hyperparameters of other priors."},
+          {"priors", Kind::object, nullptr, true, {}, {},
+           "One prior per parameter: `beta` (the coefficients), `alpha` when `intercept` is true, and each "
+           "declared parameter. Each is an object with one key, the distribution, holding its "
+           "hyperparameters."},
+      }};
+  return s;
+}
+
+const Section& parameter_section() {
+  static const Section s{
+      "/model/parameters/NAME",
+      "A declared parameter. Inference runs on the unconstrained scale (log, logit or bounded "
+      "transforms, with the log-Jacobian added); every output is on the constrained scale.",
+      {
+          {"size", Kind::integer, 1, false, between(1, 1e7), {},
+           "Number of entries: an integer, or the string \"features\" for one per feature (like beta). "
+           "A vector parameter is named NAME.1 ... NAME.size in outputs."},
+          {"constraint", Kind::choice, "none", false, {}, {"none", "positive", "unit_interval"},
+           "none: any real; positive: > 0 (log transform); unit_interval: in (0, 1) (logit transform)."},
+          {"lower", Kind::nullable_number, nullptr, false, any_real(), {},
+           "A lower bound (with constraint none); with `upper`, an interval (scaled logit transform)."},
+          {"upper", Kind::nullable_number, nullptr, false, any_real(), {}, "An upper bound (with constraint none)."},
       }};
   return s;
 }

@@ -10,6 +10,8 @@ const Section& root_section();
 const Section& data_section();
 const Section& model_section();
 const Section& inference_section();
+// One entry of /model/parameters ("size" also takes the string "features").
+const Section& parameter_section();
 // The optimizer object's keys depend on its `name`.
 const std::vector<std::string>& optimizer_names();
 const Section& optimizer_section(const std::string& name);

@@ -1,9 +1,13 @@
 #include <algorithm>
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "common/error.hpp"
+#include "models/likelihoods/likelihood.hpp"
 #include "models/priors/prior_family.hpp"
 #include "models/spec/config.hpp"
 #include "models/spec/config_schema.hpp"
@@ -13,6 +17,10 @@ namespace bvi::spec {
 namespace {
 
 namespace fs = std::filesystem;
+
+std::vector<ParameterConfig> likelihood_parameters_of(const std::string& likelihood) {
+  return models::likelihood_parameters(likelihood);
+}
 
 // nlohmann reports a byte offset; users want the line.
 std::string json_error_place(const std::string& path, const std::string& text, std::size_t byte) {
@@ -55,16 +63,95 @@ class ErrorLocator final : public nlohmann::json_sax<Json> {
   }
 };
 
-std::vector<std::string> model_parameters(bool intercept) {
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// /model/parameters: the declared parameters, validated, in name order.
+Json resolve_parameters(const Json& params, const std::vector<std::string>& builtin, ModelConfig& out) {
+  const std::string where = "/model/parameters";
+  if (!params.is_object()) throw config_error(where, "expected an object");
+  Json resolved = Json::object();
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    const std::string& name = it.key();
+    const std::string at = child_pointer(where, name);
+    if (!is_identifier(name) || name.size() > 64 || name.find("__") != std::string::npos)
+      throw config_error(at, "a parameter name is a letter or '_' followed by letters, digits or '_' (no \"__\")");
+    if (std::find(builtin.begin(), builtin.end(), name) != builtin.end())
+      throw config_error(at, "'" + name + "' is already a parameter of the model; choose another name");
+    Json body = it.value();
+    if (!body.is_object()) throw config_error(at, "expected an object, e.g. {\"constraint\": \"positive\"}");
+    ParameterConfig p;
+    p.name = name;
+    p.pointer = at;
+    if (body.contains("size") && body["size"].is_string()) {
+      if (body["size"].get<std::string>() != "features")
+        throw config_error(child_pointer(at, "size"), "expected an integer or \"features\"");
+      p.size_is_features = true;
+      body.erase("size");
+    }
+    Section section = parameter_section();
+    section.pointer = at;
+    Json r = resolve_section(section, body);
+    if (!p.size_is_features) p.size = r.at("size").get<long long>();
+    p.constraint = r.at("constraint").get<std::string>();
+    if (!r.at("lower").is_null()) p.lower = r.at("lower").get<double>();
+    if (!r.at("upper").is_null()) p.upper = r.at("upper").get<double>();
+    if (p.constraint != "none" && (p.lower || p.upper))
+      throw config_error(child_pointer(at, p.lower ? "lower" : "upper"),
+                         "bounds go with constraint \"none\" (constraint \"" + p.constraint + "\" has its own)");
+    if (p.lower && p.upper && !(*p.lower < *p.upper))
+      throw config_error(child_pointer(at, "upper"), "must be greater than lower");
+    if (p.size_is_features) r["size"] = "features";
+    resolved[name] = r;
+    out.parameters.push_back(std::move(p));
+  }
+  return resolved;
+}
+
+std::vector<std::string> model_parameters(const ModelConfig& m) {
   std::vector<std::string> names{"beta"};
-  if (intercept) names.push_back("alpha");
+  if (m.intercept) names.push_back("alpha");
+  for (const auto& p : likelihood_parameters_of(m.likelihood)) names.push_back(p.name);
+  for (const auto& p : m.parameters) names.push_back(p.name);
   return names;
 }
 
-Json resolve_priors(const Json& priors, bool intercept, ModelConfig& out) {
+HyperValue read_hyper(const Json& v, const std::string& pointer, const std::vector<std::string>& params,
+                      const std::string& owner) {
+  HyperValue hv;
+  hv.pointer = pointer;
+  if (v.is_string()) {
+    for (const std::string& token : parse_product(v.get<std::string>())) {
+      if (std::isalpha(static_cast<unsigned char>(token[0])) || token[0] == '_') {
+        if (std::find(params.begin(), params.end(), token) == params.end()) {
+          const std::string hint = suggest(token, params);
+          throw config_error(pointer, "no parameter '" + token + "'" +
+                                          (hint.empty() ? " (declare it in /model/parameters)"
+                                                        : " (did you mean '" + hint + "'?)"));
+        }
+        if (token == owner) throw config_error(pointer, "the prior of '" + owner + "' cannot depend on itself");
+        hv.names.push_back(token);
+      } else {
+        hv.factor *= std::strtod(token.c_str(), nullptr);
+      }
+    }
+    if (hv.names.empty())
+      throw config_error(pointer, "expected a number or an expression naming a parameter, got a string of numbers "
+                                  "only (\"" + v.get<std::string>() + "\"); write numbers without quotes");
+  } else if (v.is_array()) {
+    for (const auto& e : v) hv.values.push_back(e.get<double>());
+  } else {
+    hv.values.push_back(v.get<double>());
+  }
+  return hv;
+}
+
+Json resolve_priors(const Json& priors, ModelConfig& out) {
   const std::string where = "/model/priors";
   if (!priors.is_object()) throw config_error(where, "expected an object");
-  const auto params = model_parameters(intercept);
+  const auto params = model_parameters(out);
   Json resolved = Json::object();
   for (auto it = priors.begin(); it != priors.end(); ++it) {
     const std::string at = child_pointer(where, it.key());
@@ -73,7 +160,8 @@ Json resolve_priors(const Json& priors, bool intercept, ModelConfig& out) {
         throw config_error(at, "the model has no intercept; set /model/intercept to true to use alpha");
       const std::string hint = suggest(it.key(), params);
       throw config_error(at, "the model has no parameter '" + it.key() + "'" +
-                                 (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
+                                 (hint.empty() ? std::string(" (declare it in /model/parameters)")
+                                               : " (did you mean '" + hint + "'?)"));
     }
     const Json& body = it.value();
     if (!body.is_object() || body.size() != 1)
@@ -97,23 +185,16 @@ Json resolve_priors(const Json& priors, bool intercept, ModelConfig& out) {
     PriorConfig prior;
     prior.family = family_name;
     prior.pointer = at;
-    for (const auto& f : family->hyperparameters) {
-      HyperValue hv;
-      hv.pointer = child_pointer(hyper_section.pointer, f.name);
-      const Json& v = hypers.at(f.name);
-      if (v.is_array())
-        for (const auto& e : v) hv.values.push_back(e.get<double>());
-      else
-        hv.values.push_back(v.get<double>());
-      prior.hypers[f.name] = std::move(hv);
-    }
+    for (const auto& f : family->hyperparameters)
+      prior.hypers[f.name] = read_hyper(hypers.at(f.name), child_pointer(hyper_section.pointer, f.name), params,
+                                        it.key());
     out.priors[it.key()] = std::move(prior);
     resolved[it.key()] = Json{{family_name, hypers}};
   }
   for (const auto& p : params)
     if (!out.priors.count(p))
       throw config_error(where, "missing prior for '" + p + "'" +
-                                    (p == "alpha" ? " (intercept is true)" : " (the coefficients)"));
+                                    (p == "alpha" ? " (intercept is true)" : p == "beta" ? " (the coefficients)" : ""));
   return resolved;
 }
 
@@ -136,6 +217,7 @@ void check_optimizer_keys(const std::string& name, const Json& o) {
                              "; it belongs to " + owners);
   }
 }
+
 
 OptimizerConfig read_optimizer(const Json& o) {
   OptimizerConfig c;
@@ -199,7 +281,12 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   Json model = resolve_section(model_section(), root.at("model"));
   cfg.model.likelihood = model.at("likelihood").get<std::string>();
   cfg.model.intercept = model.at("intercept").get<bool>();
-  model["priors"] = resolve_priors(model.at("priors"), cfg.model.intercept, cfg.model);
+  {
+    std::vector<std::string> builtin{"alpha", "beta"};
+    for (const auto& p : likelihood_parameters_of(cfg.model.likelihood)) builtin.push_back(p.name);
+    model["parameters"] = resolve_parameters(model.at("parameters"), builtin, cfg.model);
+  }
+  model["priors"] = resolve_priors(model.at("priors"), cfg.model);
 
   // inference
   Json inf = resolve_section(inference_section(), root.at("inference"));

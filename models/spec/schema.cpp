@@ -1,6 +1,8 @@
 #include "models/spec/schema.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -153,11 +155,48 @@ Json resolve_value(const Field& f, const Json& v, const std::string& where) {
         throw config_error(where, "expected a number or an array of numbers, got " + type_of(v));
       return check_number(f, v, where);
     }
+    case Kind::hyper: {
+      if (v.is_string()) {
+        // The syntax here; which names exist, and whether they fit the range, the model checks.
+        const std::string text = v.get<std::string>();
+        if (parse_product(text).empty())
+          throw config_error(where, "expected a number, an array of numbers, or a product of parameter names and "
+                                    "numbers such as \"tau\" or \"0.5 * tau * lambda\", got \"" + text + "\"");
+        return v;
+      }
+      Field as_numbers = f;
+      as_numbers.kind = Kind::number_or_array;
+      return resolve_value(as_numbers, v, where);
+    }
     case Kind::object:
       if (!v.is_object()) throw config_error(where, "expected an object, got " + type_of(v));
       return v;
   }
   return v;
+}
+
+std::vector<std::string> parse_product(const std::string& text) {
+  std::vector<std::string> factors;
+  size_t start = 0;
+  while (true) {
+    const size_t star = text.find('*', start);
+    std::string token = text.substr(start, star == std::string::npos ? std::string::npos : star - start);
+    const size_t b = token.find_first_not_of(" \t"), e = token.find_last_not_of(" \t");
+    if (b == std::string::npos) return {};
+    token = token.substr(b, e - b + 1);
+    const bool identifier = (std::isalpha(static_cast<unsigned char>(token[0])) || token[0] == '_') &&
+                            std::all_of(token.begin(), token.end(), [](char c) {
+                              return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                            });
+    char* end = nullptr;
+    const double x = std::strtod(token.c_str(), &end);
+    const bool number = end && *end == '\0' && std::isfinite(x);
+    if (!identifier && !number) return {};
+    factors.push_back(token);
+    if (star == std::string::npos) break;
+    start = star + 1;
+  }
+  return factors;
 }
 
 Json resolve_section(const Section& section, const Json& obj) {
@@ -207,6 +246,8 @@ std::string kind_name(const Field& f) {
       return "array of strings";
     case Kind::number_or_array:
       return "number or array";
+    case Kind::hyper:
+      return "number, array or parameter names";
     case Kind::object:
       return "object";
   }
@@ -227,8 +268,7 @@ std::string range_text(const Field& f) {
     return list;
   }
   if (f.kind == Kind::number || f.kind == Kind::nullable_number || f.kind == Kind::integer ||
-      f.kind == Kind::auto_integer ||
-      f.kind == Kind::number_or_array)
+      f.kind == Kind::auto_integer || f.kind == Kind::number_or_array || f.kind == Kind::hyper)
     return f.range.describe();
   return "";
 }

@@ -22,6 +22,7 @@ enum class Kind {
   choice,           // one of `choices`
   string_array,     // non-empty array of distinct strings
   number_or_array,  // a number, or an array of numbers (one per coefficient)
+  hyper,            // number_or_array, or a string naming parameters: "tau", "2 * tau * lambda"
   object,           // a nested section, validated by its own table
 };
 
@@ -82,6 +83,10 @@ Json resolve_section(const Section& section, const Json& obj);
 
 // Validates one value against one field (used for dynamic keys such as prior hyperparameters).
 Json resolve_value(const Field& field, const Json& value, const std::string& pointer);
+
+// The factors of a hyperparameter expression "0.5 * tau * lambda" -> {"0.5", "tau", "lambda"};
+// empty when it is not a product of numbers and identifiers.
+std::vector<std::string> parse_product(const std::string& text);
 
 // "/a/b" + "c" -> "/a/b/c", escaping '~' and '/' as RFC 6901 requires.
 std::string child_pointer(const std::string& parent, const std::string& key);

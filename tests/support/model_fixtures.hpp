@@ -20,15 +20,15 @@ inline spec::ModelConfig logistic_config(bool intercept, std::vector<double> bet
   spec::PriorConfig beta;
   beta.family = "normal";
   beta.pointer = "/model/priors/beta";
-  beta.hypers["loc"] = {std::move(beta_loc), "/model/priors/beta/normal/loc"};
-  beta.hypers["scale"] = {std::move(beta_scale), "/model/priors/beta/normal/scale"};
+  beta.hypers["loc"] = spec::HyperValue::numbers(std::move(beta_loc), "/model/priors/beta/normal/loc");
+  beta.hypers["scale"] = spec::HyperValue::numbers(std::move(beta_scale), "/model/priors/beta/normal/scale");
   m.priors["beta"] = beta;
   if (intercept) {
     spec::PriorConfig alpha;
     alpha.family = "normal";
     alpha.pointer = "/model/priors/alpha";
-    alpha.hypers["loc"] = {{0.0}, "/model/priors/alpha/normal/loc"};
-    alpha.hypers["scale"] = {{5.0}, "/model/priors/alpha/normal/scale"};
+    alpha.hypers["loc"] = spec::HyperValue::numbers({0.0}, "/model/priors/alpha/normal/loc");
+    alpha.hypers["scale"] = spec::HyperValue::numbers({5.0}, "/model/priors/alpha/normal/scale");
     m.priors["alpha"] = alpha;
   }
   return m;
