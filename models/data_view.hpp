@@ -1,6 +1,7 @@
 #pragma once
 // The rows of the dataset this process holds, as the log joint reads them: features row-major
-// (rows x cols), responses, and where the rows sit in the whole dataset (ranks hold slices).
+// (rows x cols), responses, the columns some likelihoods read besides, and where the rows sit in
+// the whole dataset (ranks hold slices).
 #include <Eigen/Core>
 
 namespace bvi::models {
@@ -13,6 +14,8 @@ struct DataView {
   Eigen::Index cols = 0;        // features
   Eigen::Index first_row = 0;   // global index of the first row held here
   Eigen::Index total_rows = 0;  // rows in the whole dataset
+  const double* trials = nullptr;  // binomial: trials per row (null when the model has none)
+  const double* offset = nullptr;  // added to the linear predictor (null: none)
 };
 
 }  // namespace bvi::models

@@ -12,6 +12,10 @@ LogJoint<T>::LogJoint(const Model& model, DataView<T> data, reduce::ChunkReducer
     : model_(model), data_(data), reducer_(reducer), options_(options) {
   for (int t = 0; t < reducer_.threads(); ++t)
     tapes_.push_back(std::make_unique<ad::Tape>(std::size_t(4) << 20));
+  // Terms such as log C(n, y) depend on the data alone: computed once here, not in every pass.
+  log_constants_.resize(data_.rows);
+  if (!model_.likelihood().log_constants(data_.y, data_.trials, data_.rows, log_constants_.data()))
+    log_constants_.resize(0);
 }
 
 template <class T>
@@ -57,6 +61,9 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
           const Index local = r0 - data_.first_row;
           const Index m = std::min(plan.block_rows, end - r0);
           DataBlock<T> block{data_.x + local * data_.cols, data_.y + local, m, data_.cols};
+          if (data_.trials) block.trials = data_.trials + local;
+          if (data_.offset) block.offset = data_.offset + local;
+          if (log_constants_.size()) block.log_constant = log_constants_.data() + local;
           tape.rewind();
           ad::Var p = grad ? tape.leaf(param_vals, partial + S, S, P) : tape.constant(param_vals, S, P);
           ad::Var ll = lik.log_lik(p, block);

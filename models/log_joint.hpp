@@ -55,6 +55,7 @@ class LogJoint final : public vi::LogDensity {
   std::vector<std::unique_ptr<ad::Tape>> tapes_;  // one per thread, for the row blocks
   Eigen::MatrixXd theta_buf_, grad_buf_;          // the batch, column-major S x P
   Eigen::VectorXd total_;                         // reduced [lp (S), d lik / d params (S x P)]
+  Eigen::VectorXd log_constants_;                 // the likelihood's data-only terms per row, or empty
 };
 
 extern template class LogJoint<double>;

@@ -21,7 +21,8 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
   // Everything a single rank may fail at alone (its file handle, a bad row in its range) happens
   // inside collectively(): afterwards all ranks go on, or all throw the same error.
   auto [model, ds, plan] = reduce::collectively(comm, [&] {
-    data::DataSpec spec{config.data.csv, config.data.response, config.data.features, false};
+    data::DataSpec spec{config.data.csv,   config.data.response, config.data.features, false,
+                        config.data.trials, config.data.offset,   config.data.exposure};
     data::CsvReader reader(spec.path);
     const data::ColumnSelection columns = data::select_columns(reader, spec);
     // Build the model first: a config mistake is reported before the data is read.
@@ -35,7 +36,8 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
     const Index last = p.last_row(comm.rank(), comm.size());
     const Likelihood& lik = m.likelihood();
     data::Dataset<T> d = data::load_dataset<T>(
-        spec, [&lik](double y) { return lik.check_response(y); }, data::RowRange{first, last - first});
+        spec, [&lik](double y) { return lik.check_response(y); }, data::RowRange{first, last - first},
+        [&lik](double y, double trials) { return lik.check_response(y, trials); });
     return std::make_tuple(std::move(m), std::move(d), p);
   });
   if (config.data.standardize) {

@@ -20,7 +20,14 @@ struct Problem {
   reduce::ShardPlan plan;
 
   DataView<T> view() const {
-    return {data.x.data(), data.y.data(), data.x.rows(), data.x.cols(), data.first_row, data.total_rows};
+    return {data.x.data(),
+            data.y.data(),
+            data.x.rows(),
+            data.x.cols(),
+            data.first_row,
+            data.total_rows,
+            data.trials.size() ? data.trials.data() : nullptr,
+            data.offset.size() ? data.offset.data() : nullptr};
   }
 };
 

@@ -43,14 +43,26 @@ template <class T>
 void CsvReader::read_rows(Eigen::Index begin, Eigen::Index end, const std::vector<int>& feature_columns,
                           int response_column, const ResponseCheck& check, T* features,
                           double* response) const {
+  static const std::vector<ExtraColumn> no_extras;
+  static const RowCheck no_row_check;
+  read_rows<T>(begin, end, feature_columns, response_column, check, no_extras, no_row_check, features, response,
+               nullptr);
+}
+
+template <class T>
+void CsvReader::read_rows(Eigen::Index begin, Eigen::Index end, const std::vector<int>& feature_columns,
+                          int response_column, const ResponseCheck& check, const std::vector<ExtraColumn>& extras,
+                          const RowCheck& row_check, T* features, double* response, double* extra_values) const {
   if (!index_) throw std::logic_error("CsvReader::read_rows called before scan()");
   if (begin < 0 || end < begin || end > index_->records)
     throw std::out_of_range("CsvReader::read_rows: rows [" + std::to_string(begin) + ", " +
                             std::to_string(end) + ") outside [0, " + std::to_string(index_->records) + ")");
-  const RowParser parser(path_, columns_, feature_columns, response_column, check);
+  const RowParser parser(path_, columns_, feature_columns, response_column, check, extras, row_check);
   if (begin == end) return;
   if (response_column >= 0 && response == nullptr)
     throw std::invalid_argument("CsvReader::read_rows: a response column needs a response buffer");
+  if (!extras.empty() && extra_values == nullptr)
+    throw std::invalid_argument("CsvReader::read_rows: extra columns need a buffer");
 
   constexpr Eigen::Index K = RowIndex::kRecordsPerCheckpoint;
   const Checkpoint& start = index_->checkpoints[static_cast<std::size_t>(begin / K)];
@@ -62,12 +74,13 @@ void CsvReader::read_rows(Eigen::Index begin, Eigen::Index end, const std::vecto
       throw data_error(file_line(path_, stream.line()), "the file ended early: it changed while being read");
   };
   for (Eigen::Index i = begin / K * K; i < begin; ++i) next();
-  const std::size_t D = feature_columns.size();
+  const std::size_t D = feature_columns.size(), J = extras.size();
   double unused = 0.0;
   for (Eigen::Index i = begin; i < end; ++i) {
     next();
     const std::size_t r = static_cast<std::size_t>(i - begin);
-    parser.parse(record, features + r * D, response ? response + r : &unused);
+    parser.parse(record, features + r * D, response ? response + r : &unused,
+                 J ? extra_values + r * J : nullptr);
   }
 }
 
@@ -75,5 +88,11 @@ template void CsvReader::read_rows<float>(Eigen::Index, Eigen::Index, const std:
                                           const ResponseCheck&, float*, double*) const;
 template void CsvReader::read_rows<double>(Eigen::Index, Eigen::Index, const std::vector<int>&, int,
                                            const ResponseCheck&, double*, double*) const;
+template void CsvReader::read_rows<float>(Eigen::Index, Eigen::Index, const std::vector<int>&, int,
+                                          const ResponseCheck&, const std::vector<ExtraColumn>&, const RowCheck&,
+                                          float*, double*, double*) const;
+template void CsvReader::read_rows<double>(Eigen::Index, Eigen::Index, const std::vector<int>&, int,
+                                           const ResponseCheck&, const std::vector<ExtraColumn>&, const RowCheck&,
+                                           double*, double*, double*) const;
 
 }  // namespace bvi::data

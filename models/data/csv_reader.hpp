@@ -55,6 +55,13 @@ class CsvReader {
   template <class T>
   void read_rows(Eigen::Index begin, Eigen::Index end, const std::vector<int>& feature_columns,
                  int response_column, const ResponseCheck& check, T* features, double* response) const;
+  // The same, also reading `extras` (each checked by its own check, as double whatever T is)
+  // into row-major extra_values[(i - begin) * J + j] (J = extras.size()), and judging each
+  // response against its row's extras with `row_check`.
+  template <class T>
+  void read_rows(Eigen::Index begin, Eigen::Index end, const std::vector<int>& feature_columns,
+                 int response_column, const ResponseCheck& check, const std::vector<ExtraColumn>& extras,
+                 const RowCheck& row_check, T* features, double* response, double* extra_values) const;
 
  private:
   std::string path_;

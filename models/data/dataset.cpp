@@ -1,6 +1,7 @@
 #include "models/data/dataset.hpp"
 
 #include <cctype>
+#include <cmath>
 #include <charconv>
 #include <stdexcept>
 #include <unordered_map>
@@ -60,18 +61,36 @@ ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec) {
 
   ColumnSelection sel;
   sel.response = find(spec.response, "response");
+  // The columns some likelihoods read besides: each names one column of its own.
+  struct Extra {
+    const std::optional<std::string>& name;
+    const char* role;
+    int& index;
+  };
+  const Extra extras[] = {{spec.trials, "trials", sel.trials},
+                          {spec.offset, "offset", sel.offset},
+                          {spec.exposure, "exposure", sel.exposure}};
+  std::unordered_map<std::string, std::string> role_of{{spec.response, "the response"}};
+  for (const Extra& e : extras) {
+    if (!e.name) continue;
+    const auto [it, fresh] = role_of.emplace(*e.name, std::string("the ") + e.role + " column");
+    if (!fresh)
+      throw data_error(where, "column " + quoted_excerpt(*e.name) + " is both " + it->second + " and the " +
+                                  e.role + " column");
+    e.index = find(*e.name, e.role);
+  }
   if (spec.features) {
     std::unordered_map<std::string, int> listed;
     for (const std::string& name : *spec.features) {
-      if (name == spec.response)
-        throw data_error(where, "column " + quoted_excerpt(name) + " is both the response and a feature");
+      if (const auto it = role_of.find(name); it != role_of.end())
+        throw data_error(where, "column " + quoted_excerpt(name) + " is both " + it->second + " and a feature");
       if (listed[name]++ > 0) throw data_error(where, "feature " + quoted_excerpt(name) + " is listed twice");
       sel.features.push_back(find(name, "feature"));
       sel.feature_names.push_back(name);
     }
   } else {
     for (int i = 0; i < static_cast<int>(columns.size()); ++i) {
-      if (i == sel.response) continue;
+      if (i == sel.response || i == sel.trials || i == sel.offset || i == sel.exposure) continue;
       const std::string& name = columns[static_cast<std::size_t>(i)];
       sel.features.push_back(find(name, "feature"));
       sel.feature_names.push_back(name);
@@ -81,7 +100,8 @@ ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec) {
 }
 
 template <class T>
-Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::optional<RowRange> rows) {
+Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::optional<RowRange> rows,
+                        const TrialsCheck& against_trials) {
   CsvReader reader(spec.path);
   ColumnSelection sel = select_columns(reader, spec);
   const RowIndex& index = reader.scan();
@@ -101,8 +121,38 @@ Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::o
   d.first_row = range.first;
   d.x.resize(range.count, static_cast<Eigen::Index>(sel.features.size()));
   d.y.resize(range.count);
-  reader.read_rows<T>(range.first, range.first + range.count, sel.features, sel.response, check, d.x.data(),
-                      d.y.data());
+
+  // Trials, offset and exposure are read as double whatever T is, each checked on its line.
+  std::vector<ExtraColumn> extras;
+  auto add_extra = [&](int column, ResponseCheck check_value) {
+    if (column < 0) return -1;
+    extras.push_back({column, std::move(check_value)});
+    return static_cast<int>(extras.size()) - 1;
+  };
+  const int trials_slot = add_extra(sel.trials, [](double v) {
+    return v >= 0.0 && std::floor(v) == v ? std::string()
+                                          : "trials must be a non-negative integer, got " + shortest(v);
+  });
+  const int offset_slot = add_extra(sel.offset, {});
+  const int exposure_slot = add_extra(sel.exposure, [](double v) {
+    return v > 0.0 ? std::string() : "exposure must be positive, got " + shortest(v);
+  });
+  RowCheck row_check;
+  if (trials_slot >= 0 && against_trials)
+    row_check = [&against_trials, trials_slot](double y, const double* e) { return against_trials(y, e[trials_slot]); };
+  RowMatrix<double> extra_values(range.count, static_cast<Eigen::Index>(extras.size()));
+  reader.read_rows<T>(range.first, range.first + range.count, sel.features, sel.response, check, extras, row_check,
+                      d.x.data(), d.y.data(), extra_values.data());
+  if (trials_slot >= 0) d.trials = extra_values.col(trials_slot);
+  if (offset_slot >= 0 || exposure_slot >= 0) {
+    d.offset = Eigen::VectorXd::Zero(range.count);
+    if (offset_slot >= 0) d.offset += extra_values.col(offset_slot);
+    // std::log row by row, not Eigen's vectorized log: which rows a vectorized loop leaves to its
+    // scalar tail depends on where the range starts, and the same row must get the same bits
+    // whichever rank loads it.
+    if (exposure_slot >= 0)
+      for (Eigen::Index i = 0; i < range.count; ++i) d.offset[i] += std::log(extra_values(i, exposure_slot));
+  }
 
   if (spec.standardize) {
     const FeatureStats stats = compute_feature_stats(d.x);
@@ -119,7 +169,9 @@ Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::o
   return d;
 }
 
-template Dataset<float> load_dataset<float>(const DataSpec&, const ResponseCheck&, std::optional<RowRange>);
-template Dataset<double> load_dataset<double>(const DataSpec&, const ResponseCheck&, std::optional<RowRange>);
+template Dataset<float> load_dataset<float>(const DataSpec&, const ResponseCheck&, std::optional<RowRange>,
+                                            const TrialsCheck&);
+template Dataset<double> load_dataset<double>(const DataSpec&, const ResponseCheck&, std::optional<RowRange>,
+                                              const TrialsCheck&);
 
 }  // namespace bvi::data

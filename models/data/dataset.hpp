@@ -2,6 +2,7 @@
 // The data a model is fitted to: the response and the feature columns chosen by name from a
 // CSV file, optionally standardized, as a block of rows (all of them, or one shard).
 #include <Eigen/Core>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,8 +18,13 @@ class CsvReader;
 struct DataSpec {
   std::string path;
   std::string response;
-  std::optional<std::vector<std::string>> features;  // default: every column but the response
+  // Default: every column but the response and the trials, offset and exposure columns.
+  std::optional<std::vector<std::string>> features;
   bool standardize = false;
+  // Columns some likelihoods read besides, always as double: the number of trials of each row
+  // (non-negative integers), an offset added to the linear predictor (any finite number), an
+  // exposure whose log is added (positive).
+  std::optional<std::string> trials = {}, offset = {}, exposure = {};
 };
 
 struct RowRange {
@@ -36,6 +42,9 @@ struct Dataset {
   Eigen::Index total_rows = 0;    // in the whole file
   Eigen::Index first_row = 0;     // global index of x's first row
   Eigen::VectorXd center, scale;  // when standardized: x = (raw - center) / scale; else empty
+  Eigen::VectorXd trials;         // the trials column, when the spec names one; else empty
+  // offset + log(exposure) per row, when the spec names either (both: they add); else empty.
+  Eigen::VectorXd offset;
 };
 
 // Column indexes of a spec's response and features in the header. Data errors at FILE:1: a
@@ -44,13 +53,20 @@ struct ColumnSelection {
   int response = -1;
   std::vector<int> features;
   std::vector<std::string> feature_names;
+  int trials = -1, offset = -1, exposure = -1;  // -1: not asked for
 };
 ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec);
 
+// The response judged against its row's number of trials (binomial: y <= trials); "" when fine.
+using TrialsCheck = std::function<std::string(double y, double trials)>;
+
 // Loads rows [first, first + count) (default: all) of the spec's columns. `check` judges each
-// response value. With standardize, the statistics come from the loaded rows for now (all of
-// them by default), and a constant feature is an error at FILE:1.
+// response value, and `against_trials` each response against its row's trials when the spec
+// names a trials column. Trials must be non-negative integers and exposures positive, each a
+// data error at its FILE:LINE. With standardize, the statistics come from the loaded rows for
+// now (all of them by default), and a constant feature is an error at FILE:1.
 template <class T>
-Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::optional<RowRange> rows = {});
+Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::optional<RowRange> rows = {},
+                        const TrialsCheck& against_trials = {});
 
 }  // namespace bvi::data

@@ -1,6 +1,7 @@
 #pragma once
 // Logistic regression: y_n ~ Bernoulli(sigmoid(alpha + x_n . beta)).
 #include "models/likelihoods/likelihood.hpp"
+#include "models/likelihoods/linear_predictor.hpp"
 
 namespace bvi::models {
 
@@ -8,6 +9,7 @@ class BernoulliLogit final : public Likelihood {
  public:
   BernoulliLogit(const ParameterLayout& layout, bool fused);
   std::string name() const override { return "bernoulli_logit"; }
+  ResponseKind response_kind() const override { return ResponseKind::binary; }
   std::string check_response(double y) const override;
   ad::Var log_lik(const ad::Var& params, const DataBlock<double>& block) const override;
   ad::Var log_lik(const ad::Var& params, const DataBlock<float>& block) const override;
@@ -18,8 +20,7 @@ class BernoulliLogit final : public Likelihood {
   template <class T>
   ad::Var composed(const ad::Var& params, const DataBlock<T>& block) const;
 
-  Index beta_offset_ = 0, beta_size_ = 0;
-  Index alpha_offset_ = -1;  // -1: no intercept
+  LinearPredictor eta_;
   bool fused_;
 };
 

@@ -1,7 +1,8 @@
 #pragma once
 // An observation model as one self-contained piece: what responses it accepts, and the per-draw
 // log likelihood of a block of rows on the AD tape. Adding a likelihood means adding one
-// implementation of this interface and one line in make_likelihood().
+// implementation of this interface and one entry in make_likelihood.cpp (its name, its own
+// parameters, the data columns it reads, its constructor); the config schema lists the name.
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,21 +13,42 @@
 
 namespace bvi::models {
 
-// A block of m consecutive data rows: features row-major (m x D), responses.
+// A block of m consecutive data rows: features row-major (m x D), responses, and the columns
+// some likelihoods read besides (null when the model has none).
 template <class T>
 struct DataBlock {
   const T* x = nullptr;
   const double* y = nullptr;
   Index rows = 0;
   Index cols = 0;
+  const double* trials = nullptr;  // binomial: trials per row
+  const double* offset = nullptr;  // added to the linear predictor: offset + log(exposure)
+  // The likelihood's per-row data-only terms (Likelihood::log_constants), when the caller
+  // computed them once; null: log_lik computes them itself.
+  const double* log_constant = nullptr;
 };
+
+// What the response is, for reports (`check`): 0/1, counts, or real numbers.
+enum class ResponseKind { binary, count, real };
 
 class Likelihood {
  public:
   virtual ~Likelihood() = default;
   virtual std::string name() const = 0;
+  virtual ResponseKind response_kind() const = 0;
   // "" when y is a valid response, else why not ("response must be 0 or 1, got 2").
   virtual std::string check_response(double y) const = 0;
+  // The same against the row's number of trials (binomial: y <= trials); called only for
+  // likelihoods that read a trials column, after both values passed their own checks.
+  virtual std::string check_response(double /*y*/, double /*trials*/) const { return ""; }
+  // Writes the per-row terms of the log density that depend on the data alone (binomial's
+  // log C(n, y), poisson's -log y!) for `rows` rows and returns true; false (writing nothing)
+  // when there are none. The log joint computes them once per dataset, so a pass over the rows
+  // spends no lgamma on them.
+  virtual bool log_constants(const double* /*y*/, const double* /*trials*/, Index /*rows*/,
+                             double* /*out*/) const {
+    return false;
+  }
   // Per-draw log likelihood of the block, S x 1, with every constant. `params` holds the S draws
   // of all parameters on the constrained scale, in the layout's columns.
   virtual ad::Var log_lik(const ad::Var& params, const DataBlock<double>& block) const = 0;
@@ -37,8 +59,20 @@ struct LikelihoodOptions {
   bool fused = true;  // the hand-derived primitive; false: composed from the generic AD ops
 };
 
-// The parameters a likelihood brings into the model besides alpha and beta (the normal
-// likelihood's sigma), declared as if the config had listed them in /model/parameters.
+// What a likelihood asks of the config besides alpha, beta and the response.
+struct LikelihoodNeeds {
+  // The parameters it brings into the model (the normal likelihood's sigma), declared as if the
+  // config had listed them in /model/parameters.
+  std::vector<spec::ParameterConfig> parameters;
+  bool trials = false;  // reads data.trials (then required; an error for every other likelihood)
+  bool offset = false;  // accepts data.offset and data.exposure
+};
+// Every likelihood there is, in the config reference's order.
+std::vector<std::string> likelihood_names();
+// For a name the config schema accepts; std::invalid_argument for any other.
+const LikelihoodNeeds& likelihood_needs(const std::string& name);
+
+// likelihood_needs(name).parameters, or none for an unknown name (the schema reports those).
 std::vector<spec::ParameterConfig> likelihood_parameters(const std::string& name);
 
 // Builds the likelihood named in the config for the given parameter layout.

@@ -1,14 +1,75 @@
+#include <functional>
 #include <stdexcept>
 
 #include "models/likelihoods/bernoulli_logit.hpp"
+#include "models/likelihoods/bernoulli_probit.hpp"
+#include "models/likelihoods/binomial_logit.hpp"
+#include "models/likelihoods/normal.hpp"
+#include "models/likelihoods/poisson_log.hpp"
 
 namespace bvi::models {
 
-std::vector<spec::ParameterConfig> likelihood_parameters(const std::string& /*name*/) { return {}; }
+namespace {
+
+struct Entry {
+  std::string name;
+  LikelihoodNeeds needs;
+  std::function<std::unique_ptr<Likelihood>(const ParameterLayout&, bool fused)> make;
+};
+
+template <class L>
+std::unique_ptr<Likelihood> construct(const ParameterLayout& layout, bool fused) {
+  return std::make_unique<L>(layout, fused);
+}
+
+// The normal likelihood's scale, a positive scalar with a prior at /model/priors/sigma.
+spec::ParameterConfig sigma_parameter() {
+  spec::ParameterConfig p;
+  p.name = "sigma";
+  p.size = 1;
+  p.constraint = "positive";
+  p.pointer = "/model/likelihood";
+  return p;
+}
+
+const std::vector<Entry>& registry() {
+  static const std::vector<Entry> all{
+      {"bernoulli_logit", {}, construct<BernoulliLogit>},
+      {"bernoulli_probit", {}, construct<BernoulliProbit>},
+      {"binomial_logit", {{}, true, false}, construct<BinomialLogit>},
+      {"poisson_log", {{}, false, true}, construct<PoissonLog>},
+      {"normal", {{sigma_parameter()}, false, false}, construct<NormalLikelihood>},
+  };
+  return all;
+}
+
+const Entry* find(const std::string& name) {
+  for (const Entry& e : registry())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> likelihood_names() {
+  std::vector<std::string> names;
+  for (const Entry& e : registry()) names.push_back(e.name);
+  return names;
+}
+
+const LikelihoodNeeds& likelihood_needs(const std::string& name) {
+  if (const Entry* e = find(name)) return e->needs;
+  throw std::invalid_argument("unknown likelihood '" + name + "'");  // the config validator lists them
+}
+
+std::vector<spec::ParameterConfig> likelihood_parameters(const std::string& name) {
+  const Entry* e = find(name);
+  return e ? e->needs.parameters : std::vector<spec::ParameterConfig>{};
+}
 
 std::unique_ptr<Likelihood> make_likelihood(const std::string& name, const ParameterLayout& layout,
                                             const LikelihoodOptions& options) {
-  if (name == "bernoulli_logit") return std::make_unique<BernoulliLogit>(layout, options.fused);
+  if (const Entry* e = find(name)) return e->make(layout, options.fused);
   throw std::invalid_argument("unknown likelihood '" + name + "'");  // the config validator lists them
 }
 

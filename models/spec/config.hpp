@@ -13,9 +13,12 @@ namespace bvi::spec {
 struct DataConfig {
   std::string csv;  // resolved path (relative paths are taken from the config's folder)
   std::string response;
-  std::optional<std::vector<std::string>> features;  // default: every column but the response
+  // Default: every column but the response and the trials, offset and exposure columns.
+  std::optional<std::vector<std::string>> features;
   bool standardize = false;
   std::string dtype = "float64";  // "float64" | "float32"
+  // Columns some likelihoods read besides (binomial_logit: trials; poisson_log: offset, exposure).
+  std::optional<std::string> trials, offset, exposure;
 };
 
 // A hyperparameter as written: one number, one per coefficient, or a product of numbers and

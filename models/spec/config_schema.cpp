@@ -42,7 +42,7 @@ const Section& data_section() {
            {},
            {},
            "Names of the feature columns, in the order of the coefficients. Default: every column but the "
-           "response, in file order."},
+           "response (and the trials, offset and exposure columns), in file order."},
           {"standardize",
            Kind::boolean,
            false,
@@ -58,6 +58,30 @@ const Section& data_section() {
            {"float64", "float32"},
            "Storage of the features: float32 halves the memory and runs the matrix products in single "
            "precision, accumulating in double."},
+          {"trials",
+           Kind::string,
+           nullptr,
+           false,
+           {},
+           {},
+           "Name of the column with each row's number of trials (non-negative integers, read as double). "
+           "Required for binomial_logit, an error for the other likelihoods."},
+          {"offset",
+           Kind::string,
+           nullptr,
+           false,
+           {},
+           {},
+           "Name of a column added to the linear predictor as it is (poisson_log only; read as double)."},
+          {"exposure",
+           Kind::string,
+           nullptr,
+           false,
+           {},
+           {},
+           "Name of a column of positive exposures whose log is added to the linear predictor, so the rate "
+           "is exposure * exp(alpha + x . beta) (poisson_log only; read as double). With `offset` too, both "
+           "are added."},
       }};
   return s;
 }
@@ -72,8 +96,14 @@ const Section& model_section() {
            nullptr,
            true,
            {},
-           {"bernoulli_logit"},
-           "The observation model. bernoulli_logit: logistic regression, y in {0, 1}."},
+           {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal"},
+           "The observation model, with linear predictor eta = alpha + x . beta. bernoulli_logit: logistic "
+           "regression, y in {0, 1}, P(y = 1) = sigmoid(eta). bernoulli_probit: probit regression, y in {0, 1}, "
+           "P(y = 1) = Phi(eta). binomial_logit: y successes out of the `/data/trials` column's n, "
+           "y in {0, ..., n}, success probability sigmoid(eta). poisson_log: counts y in {0, 1, ...} with rate "
+           "exp(eta + offset), `/data/offset` and log `/data/exposure` both optional. normal: linear regression, "
+           "y ~ Normal(eta, sigma), any real y, with a positive parameter `sigma` that needs a prior in "
+           "`/model/priors/sigma`."},
           {"intercept",
            Kind::boolean,
            false,
@@ -85,8 +115,8 @@ const Section& model_section() {
            "Further parameters, by name: each an object with `size` and a constraint (see "
            "/model/parameters/NAME below). They can serve as hyperparameters of other priors."},
           {"priors", Kind::object, nullptr, true, {}, {},
-           "One prior per parameter: `beta` (the coefficients), `alpha` when `intercept` is true, and each "
-           "declared parameter. Each is an object with one key, the distribution, holding its "
+           "One prior per parameter: `beta` (the coefficients), `alpha` when `intercept` is true, `sigma` for "
+           "the normal likelihood, and each declared parameter. Each is an object with one key, the distribution, holding its "
            "hyperparameters."},
       }};
   return s;

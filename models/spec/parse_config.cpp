@@ -110,6 +110,41 @@ Json resolve_parameters(const Json& params, const std::vector<std::string>& buil
   return resolved;
 }
 
+// /data/trials, /data/offset and /data/exposure against the likelihood that reads them, and
+// each naming a column of its own.
+void check_likelihood_columns(const DataConfig& data, const std::string& likelihood) {
+  const models::LikelihoodNeeds& needs = models::likelihood_needs(likelihood);
+  auto readers = [](bool models::LikelihoodNeeds::*flag) {
+    std::string list;
+    for (const std::string& name : models::likelihood_names())
+      if (models::likelihood_needs(name).*flag) list += (list.empty() ? "" : ", ") + name;
+    return list;
+  };
+  if (data.trials && !needs.trials)
+    throw config_error("/data/trials", "the " + likelihood + " likelihood reads no trials column (only " +
+                                           readers(&models::LikelihoodNeeds::trials) + " does)");
+  if (!data.trials && needs.trials)
+    throw config_error("/data/trials", "missing required key for the " + likelihood +
+                                           " likelihood: the column with each row's number of trials");
+  for (auto [key, value] : {std::pair{"offset", &data.offset}, std::pair{"exposure", &data.exposure}})
+    if (*value && !needs.offset)
+      throw config_error(std::string("/data/") + key, "the " + likelihood + " likelihood takes no " + key +
+                                                          " (only " + readers(&models::LikelihoodNeeds::offset) +
+                                                          " does)");
+  std::vector<std::pair<std::string, std::string>> taken{{data.response, "the response"}};
+  if (data.features)
+    for (const auto& f : *data.features) taken.push_back({f, "a feature"});
+  for (auto [key, value] : {std::pair{"trials", &data.trials}, std::pair{"offset", &data.offset},
+                            std::pair{"exposure", &data.exposure}}) {
+    if (!*value) continue;
+    for (const auto& [column, role] : taken)
+      if (column == **value)
+        throw config_error(std::string("/data/") + key,
+                           "'" + column + "' is already " + role + "; the " + key + " column must be another one");
+    taken.push_back({**value, std::string("the ") + key + " column"});
+  }
+}
+
 std::vector<std::string> model_parameters(const ModelConfig& m) {
   std::vector<std::string> names{"beta"};
   if (m.intercept) names.push_back("alpha");
@@ -276,11 +311,15 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   }
   cfg.data.standardize = data.at("standardize").get<bool>();
   cfg.data.dtype = data.at("dtype").get<std::string>();
+  for (auto [key, target] : {std::pair{"trials", &cfg.data.trials}, std::pair{"offset", &cfg.data.offset},
+                             std::pair{"exposure", &cfg.data.exposure}})
+    if (data.contains(key)) *target = data.at(key).get<std::string>();
 
   // model
   Json model = resolve_section(model_section(), root.at("model"));
   cfg.model.likelihood = model.at("likelihood").get<std::string>();
   cfg.model.intercept = model.at("intercept").get<bool>();
+  check_likelihood_columns(cfg.data, cfg.model.likelihood);
   {
     std::vector<std::string> builtin{"alpha", "beta"};
     for (const auto& p : likelihood_parameters_of(cfg.model.likelihood)) builtin.push_back(p.name);

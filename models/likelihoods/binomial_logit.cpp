@@ -1,0 +1,63 @@
+#include "models/likelihoods/binomial_logit.hpp"
+
+#include <stdexcept>
+
+#include "inference/ad/ad.hpp"
+#include "inference/math/log_factorial.hpp"
+#include "models/likelihoods/response_checks.hpp"
+
+namespace bvi::models {
+
+BinomialLogit::BinomialLogit(const ParameterLayout& layout, bool fused)
+    : eta_(layout, "binomial_logit"), fused_(fused) {}
+
+std::string BinomialLogit::check_response(double y) const {
+  return check_count_response(y, name());
+}
+
+std::string BinomialLogit::check_response(double y, double trials) const {
+  if (y <= trials) return "";
+  return "response " + shortest_text(y) + " is more than the number of trials, " + shortest_text(trials);
+}
+
+bool BinomialLogit::log_constants(const double* y, const double* trials, Index rows, double* out) const {
+  for (Index n = 0; n < rows; ++n) out[n] = math::log_binomial_coefficient(trials[n], y[n]);
+  return true;
+}
+
+template <class T>
+ad::Var BinomialLogit::fused(const ad::Var& params, const DataBlock<T>& block) const {
+  if (!block.trials) throw std::logic_error("binomial_logit: the data block has no trials");
+  return eta_.fused(params, [&](const ad::Var* alpha, const ad::Var& beta) {
+    return ad::binomial_logit_glm<T>(alpha, beta, block.x, LinearPredictor::rows(block));
+  });
+}
+
+// log p = y log sigmoid(eta) + (n - y) log sigmoid(-eta) + log C(n, y):
+// row_sums(log_sigmoid(eta) .* y + log_sigmoid(-eta) .* (n - y) + log C).
+template <class T>
+ad::Var BinomialLogit::composed(const ad::Var& params, const DataBlock<T>& block) const {
+  if (!block.trials) throw std::logic_error("binomial_logit: the data block has no trials");
+  ad::Tape& tape = params.tape();
+  const Index m = block.rows;
+  double* failures = tape.scratch(m);
+  double* log_choose = tape.scratch(m);
+  for (Index n = 0; n < m; ++n) {
+    failures[n] = block.trials[n] - block.y[n];
+    log_choose[n] = math::log_binomial_coefficient(block.trials[n], block.y[n]);
+  }
+  const ad::Var eta = eta_.composed(params, block);
+  const ad::Var hits = ad::multiply(ad::log_sigmoid(eta), tape.constant(block.y, 1, m));
+  const ad::Var misses =
+      ad::multiply(ad::log_sigmoid(ad::multiply(eta, tape.constant(-1.0))), tape.constant(failures, 1, m));
+  return ad::row_sums(ad::add(ad::add(hits, misses), tape.constant(log_choose, 1, m)));
+}
+
+ad::Var BinomialLogit::log_lik(const ad::Var& params, const DataBlock<double>& block) const {
+  return fused_ ? fused(params, block) : composed(params, block);
+}
+ad::Var BinomialLogit::log_lik(const ad::Var& params, const DataBlock<float>& block) const {
+  return fused_ ? fused(params, block) : composed(params, block);
+}
+
+}  // namespace bvi::models
