@@ -66,6 +66,19 @@ Json summary_json(const FitRecord& r) {
   s["rows"] = r.rows;
   s["features"] = r.features;
   s["version"] = kVersion;
+  // The data the fit was made on, as `predict` needs it to treat new rows the same way.
+  Json data;
+  data["response"] = r.response;
+  data["features"] = r.feature_names;
+  data["likelihood"] = r.config->model.likelihood;
+  data["intercept"] = r.config->model.intercept;
+  if (r.center.size() > 0) {
+    data["standardization"] = {{"center", std::vector<double>(r.center.data(), r.center.data() + r.center.size())},
+                               {"scale", std::vector<double>(r.scale.data(), r.scale.data() + r.scale.size())}};
+  } else {
+    data["standardization"] = nullptr;
+  }
+  s["data"] = std::move(data);
   return s;
 }
 
