@@ -4,18 +4,13 @@
 #include <cstdio>
 
 #include "bvi_version.hpp"
+#include "cli/number_format.hpp"
 
 namespace bvi::cli {
 
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-void append(std::string& out, double x) {
-  char buf[32];
-  const int n = std::snprintf(buf, sizeof buf, "%.17g", x);
-  out.append(buf, static_cast<size_t>(n));
-}
 
 // JSON has no infinities; a non-finite number is written as null.
 Json number(double x) {
@@ -121,18 +116,18 @@ std::string draws_csv(const FitRecord& r) {
   out += "0,0,0";
   for (const auto& p : r.parameters) {
     out += ',';
-    append(out, p.mean);
+    append_number(out, p.mean);
   }
   out += '\n';
   const auto& d = r.final->draws;
   for (Eigen::Index s = 0; s < r.constrained_draws.rows(); ++s) {
     out += "0,";
-    append(out, d.log_p[s]);
+    append_number(out, d.log_p[s]);
     out += ',';
-    append(out, d.log_q[s]);
+    append_number(out, d.log_q[s]);
     for (Eigen::Index j = 0; j < r.constrained_draws.cols(); ++j) {
       out += ',';
-      append(out, r.constrained_draws(s, j));
+      append_number(out, r.constrained_draws(s, j));
     }
     out += '\n';
   }
@@ -147,9 +142,9 @@ std::string elbo_csv(const FitRecord& r) {
     std::snprintf(buf, sizeof buf, "%.6f", row.seconds);
     out += buf;
     out += ',';
-    append(out, row.elbo);
+    append_number(out, row.elbo);
     out += ',';
-    if (std::isfinite(row.rel_change)) append(out, row.rel_change);  // empty: no predecessor
+    if (std::isfinite(row.rel_change)) append_number(out, row.rel_change);  // empty: no predecessor
     out += '\n';
   }
   return out;

@@ -7,6 +7,7 @@
 
 #include "cli/common_options.hpp"
 #include "cli/logging.hpp"
+#include "cli/number_format.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "models/data/csv_reader.hpp"
@@ -47,12 +48,6 @@ CLI::App* setup_predict(CLI::App& app, PredictOptions& o) {
 }
 
 namespace {
-
-void append(std::string& out, double x) {
-  char buf[32];
-  const int n = std::snprintf(buf, sizeof buf, "%.17g", x);
-  out.append(buf, static_cast<size_t>(n));
-}
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;
@@ -113,13 +108,13 @@ int run_predict(const PredictOptions& o) {
   const models::Predictions pred = models::predict(fit, x, has_y ? &y : nullptr, resolve_threads(o.threads));
   std::string out = "mean,sd,q05,q95\n";
   for (Eigen::Index i = 0; i < n; ++i) {
-    append(out, pred.mean[i]);
+    append_number(out, pred.mean[i]);
     out += ',';
-    append(out, pred.sd[i]);
+    append_number(out, pred.sd[i]);
     out += ',';
-    append(out, pred.q05[i]);
+    append_number(out, pred.q05[i]);
     out += ',';
-    append(out, pred.q95[i]);
+    append_number(out, pred.q95[i]);
     out += '\n';
   }
 
