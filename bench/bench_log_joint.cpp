@@ -15,7 +15,9 @@
 //
 //   bench_log_joint [--quick] [--reps N] [--sections kernel,fit,memory] [--threads 1,2]
 //                   [--case N,D,S]... [--memory-rows N] [--no-float] [--strict]
+//   bench_log_joint --profile fused|composed|fused32 [--case N,D,S]...   (one path, for perf)
 #include <omp.h>
+#include <time.h>
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -64,6 +66,7 @@ struct Options {
   long memory_cols = 100;
   bool with_float = true;
   bool strict = false;  // exit 1 when a target fails
+  std::string profile;  // "fused", "composed" or "fused32": only run that path, for a profiler
   std::string reference = BVI_REFERENCE_KERNEL_BIN;
   std::string bayes_vi = BVI_BAYES_VI_BIN;
   std::string make_csv = BVI_MAKE_CSV_BIN;
@@ -87,6 +90,13 @@ std::vector<std::string> split(const std::string& s, char sep) {
   for (std::string item; std::getline(ss, item, sep);)
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+// CPU time of this process (all threads), which a busy machine inflates less than wall time.
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
 // ---- the reference kernel, as a child process -------------------------------------------------
@@ -291,6 +301,35 @@ void kernel_section(const Options& o, Verdicts& v) {
   }
 }
 
+// Runs one path only, reps x target seconds per case at the first thread count, printing one line
+// per case: something for perf or callgrind to look at without the reference and the other paths.
+void profile_section(const Options& o) {
+  for (const Case& c : o.cases) {
+    const SyntheticData data = make_data(c, o.profile == "fused32");
+    const int threads = o.threads.front();
+    double sec = 0, cpu = 0;
+    long k = 0;
+    double best = INFINITY;
+    auto run = [&](auto& s) {
+      k = s.steps_for(o.target_seconds) * o.reps;
+      const double cpu0 = cpu_seconds();
+      const auto t0 = Clock::now();
+      for (long i = 0; i < k; ++i) best = std::min(best, s.time(1));
+      sec = std::chrono::duration<double>(Clock::now() - t0).count() / double(k);
+      cpu = (cpu_seconds() - cpu0) / double(k);
+    };
+    if (o.profile == "fused32") {
+      Subject<float> s(data, c, threads, true);
+      run(s);
+    } else {
+      Subject<double> s(data, c, threads, o.profile == "fused");
+      run(s);
+    }
+    std::printf("%s N=%ld D=%ld S=%ld threads=%d: %.4g s/step (%.4g CPU s/step, fastest %.4g s) over %ld steps\n",
+                o.profile.c_str(), c.n, c.d, c.s, threads, sec, cpu, best, k);
+  }
+}
+
 void fit_section(const Options& o, Verdicts& v) {
   std::printf("\n## The seed fit as a whole process (median of %d)\n\n", o.reps);
   const std::vector<std::string> fit{o.bayes_vi, "fit", o.seed_config, "--quiet"};
@@ -388,12 +427,17 @@ Options parse(int argc, char** argv) {
       o.with_float = false;
     } else if (a == "--strict") {
       o.strict = true;
+    } else if (a == "--profile") {
+      o.profile = next();
+      if (o.profile != "fused" && o.profile != "composed" && o.profile != "fused32")
+        throw std::runtime_error("--profile takes fused, composed or fused32");
     } else if (a == "--reference") {
       o.reference = next();
     } else if (a == "--help" || a == "-h") {
       std::printf(
           "bench_log_joint [--quick] [--reps N] [--sections kernel,fit,memory] [--threads 1,2]\n"
-          "                [--case N,D,S]... [--memory-rows N] [--no-float] [--strict] [--reference BIN]\n");
+          "                [--case N,D,S]... [--memory-rows N] [--no-float] [--strict] [--reference BIN]\n"
+          "bench_log_joint --profile fused|composed|fused32 [--case N,D,S]... [--threads T] [--reps N]\n");
       std::exit(0);
     } else {
       throw std::runtime_error("unknown argument " + a);
@@ -409,6 +453,10 @@ int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     std::printf("# bench_log_joint: %d cores, OpenMP max threads %d, reference %s\n", omp_get_num_procs(),
                 omp_get_max_threads(), reference_available(o) ? o.reference.c_str() : "(not built)");
+    if (!o.profile.empty()) {
+      profile_section(o);
+      return 0;
+    }
     Verdicts v;
     if (has(o.sections, "kernel")) kernel_section(o, v);
     if (has(o.sections, "fit")) fit_section(o, v);
