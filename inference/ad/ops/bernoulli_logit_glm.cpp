@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "inference/ad/gemm.hpp"
 #include "inference/ad/packet_log1p.hpp"
 #include "inference/ad/tape.hpp"
 
@@ -159,25 +160,25 @@ Var bernoulli_logit_glm(const Var* alpha, const Var& beta, const T* x, const dou
   T* t = arena_array<T>(tape, mb);
   T* lbuf = arena_array<T>(tape, ld);
   T* ebuf = arena_array<T>(tape, std::max(ld, kGroupElements));
-  Eigen::Map<const ColMat<T>> B(b, S, D);
+  GemmWorkspace<T> gemm(tape.arena());
   for (Index r0 = 0; r0 < m; r0 += mb) {
     const Index mt = std::min(mb, m - r0);
     for (Index n = 0; n < mt; ++n) t[n] = y[r0 + n] > 0.5 ? T(1) : T(-1);
-    TileMap<T> Z(z, S, mt, Eigen::OuterStride<>(ld));
-    Eigen::Map<const RowMat<T>> X(x + r0 * D, mt, D);
-    if (D == 0)
-      Z.setZero();
-    else
-      Z.noalias() = B * X.transpose();
+    const T* xt = x + r0 * D;  // the tile's mt x D features, row-major
+    // Z = B X^T: X^T is X's storage read column-major (D x mt).
+    TileMap<T>(z, S, mt, Eigen::OuterStride<>(ld)).setZero();
+    gemm.template add_product<Eigen::ColMajor, Eigen::ColMajor>(S, mt, D, b, S, xt, D, z, ld);
     if (use_half)
       logistic_pass<T, Half>(z, ld, mt, t, a, needs_adj, ebuf, lbuf, ll, gsum);
     else
       logistic_pass<T, Full>(z, ld, mt, t, a, needs_adj, ebuf, lbuf, ll, gsum);
     if (beta_adj) {
+      // sum_n g_sn x_n for the tile: G X, with G the S rows of z.
       if constexpr (std::is_same_v<T, double>) {
-        Eigen::Map<ColMat<double>>(gx, S, D).noalias() += Z * X;
+        gemm.template add_product<Eigen::ColMajor, Eigen::RowMajor>(S, D, mt, z, ld, xt, D, gx, S);
       } else {
-        Eigen::Map<ColMat<T>>(gx_tile, S, D).noalias() = Z * X;
+        std::fill(gx_tile, gx_tile + S * D, T(0));
+        gemm.template add_product<Eigen::ColMajor, Eigen::RowMajor>(S, D, mt, z, ld, xt, D, gx_tile, S);
         for (Index i = 0; i < S * D; ++i) gx[i] += static_cast<double>(gx_tile[i]);
       }
     }
