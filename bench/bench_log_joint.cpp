@@ -10,8 +10,9 @@
 //   memory  peak resident memory of a fit on a 10^6 x 100 CSV against the feature matrix's bytes.
 //
 // Every timing is a median over --reps repetitions after a warm-up; a repetition times the
-// reference and the candidates back to back (in rotating order), and the ratio reported is the
-// median of the per-repetition ratios. Wall times are never compared with fixed numbers.
+// reference and the candidates back to back (forwards, then backwards in the next repetition),
+// and the ratio reported is the median of the per-repetition ratios. Wall times are never
+// compared with fixed numbers.
 //
 //   bench_log_joint [--quick] [--reps N] [--sections kernel,fit,memory] [--threads 1,2]
 //                   [--case N,D,S]... [--memory-rows N] [--no-float] [--strict]
@@ -276,7 +277,9 @@ void kernel_section(const Options& o, Verdicts& v) {
         measures.push_back([&] { t_fused32.push_back(fused32->time(k_fused32)); });
       }
       for (int rep = 0; rep < o.reps; ++rep) {
-        for (std::size_t i = 0; i < measures.size(); ++i) measures[(i + rep) % measures.size()]();
+        // Forwards on even repetitions, backwards on odd ones (ABBA): each candidate runs next to
+        // its reference, and a drift in the machine's load does not favour whichever runs first.
+        for (std::size_t i = 0; i < measures.size(); ++i) measures[rep % 2 ? measures.size() - 1 - i : i]();
         if (ref) {
           r_fused.push_back(t_fused.back() / t_ref.back());
           r_composed.push_back(t_composed.back() / t_ref.back());
