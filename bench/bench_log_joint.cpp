@@ -16,7 +16,8 @@
 //
 //   bench_log_joint [--quick] [--reps N] [--sections kernel,fit,memory] [--threads 1,2]
 //                   [--case N,D,S]... [--memory-rows N] [--no-float] [--strict]
-//   bench_log_joint --profile fused|composed|fused32 [--case N,D,S]...   (one path, for perf)
+//   bench_log_joint --profile fused|composed|fused32 [--case N,D,S]... [--block-rows R]
+//                                       (one path alone, for perf and for tuning block sizes)
 #include <omp.h>
 #include <time.h>
 
@@ -68,6 +69,7 @@ struct Options {
   bool with_float = true;
   bool strict = false;  // exit 1 when a target fails
   std::string profile;  // "fused", "composed" or "fused32": only run that path, for a profiler
+  long block_rows = 0;  // rows per block; 0: models::default_block_rows, as the CLI uses
   std::string reference = BVI_REFERENCE_KERNEL_BIN;
   std::string bayes_vi = BVI_BAYES_VI_BIN;
   std::string make_csv = BVI_MAKE_CSV_BIN;
@@ -158,9 +160,9 @@ SyntheticData make_data(const Case& c, bool with_float) {
 template <class T>
 class Subject {
  public:
-  Subject(const SyntheticData& data, const Case& c, int threads, bool fused)
+  Subject(const SyntheticData& data, const Case& c, int threads, bool fused, long block_rows = 0)
       : model_(models::Model::build(reference_model(), data.names, {fused})),
-        plan_(reduce::ShardPlan::make(c.n, models::default_block_rows(c.d))),
+        plan_(reduce::ShardPlan::make(c.n, block_rows > 0 ? block_rows : models::default_block_rows(c.d))),
         reducer_(plan_, comm_, threads) {
     const T* x = nullptr;
     if constexpr (std::is_same_v<T, float>)
@@ -322,10 +324,10 @@ void profile_section(const Options& o) {
       cpu = (cpu_seconds() - cpu0) / double(k);
     };
     if (o.profile == "fused32") {
-      Subject<float> s(data, c, threads, true);
+      Subject<float> s(data, c, threads, true, o.block_rows);
       run(s);
     } else {
-      Subject<double> s(data, c, threads, o.profile == "fused");
+      Subject<double> s(data, c, threads, o.profile == "fused", o.block_rows);
       run(s);
     }
     std::printf("%s N=%ld D=%ld S=%ld threads=%d: %.4g s/step (%.4g CPU s/step, fastest %.4g s) over %ld steps\n",
@@ -434,13 +436,16 @@ Options parse(int argc, char** argv) {
       o.profile = next();
       if (o.profile != "fused" && o.profile != "composed" && o.profile != "fused32")
         throw std::runtime_error("--profile takes fused, composed or fused32");
+    } else if (a == "--block-rows") {
+      o.block_rows = std::stol(next());
     } else if (a == "--reference") {
       o.reference = next();
     } else if (a == "--help" || a == "-h") {
       std::printf(
           "bench_log_joint [--quick] [--reps N] [--sections kernel,fit,memory] [--threads 1,2]\n"
           "                [--case N,D,S]... [--memory-rows N] [--no-float] [--strict] [--reference BIN]\n"
-          "bench_log_joint --profile fused|composed|fused32 [--case N,D,S]... [--threads T] [--reps N]\n");
+          "bench_log_joint --profile fused|composed|fused32 [--case N,D,S]... [--threads T] [--reps N]\n"
+          "                [--block-rows R]\n");
       std::exit(0);
     } else {
       throw std::runtime_error("unknown argument " + a);
