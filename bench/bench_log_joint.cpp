@@ -19,6 +19,7 @@
 //   bench_log_joint --profile fused|composed|fused32 [--case N,D,S]... [--block-rows R]
 //                                       (one path alone, for perf and for tuning block sizes)
 #include <omp.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <Eigen/Core>
@@ -100,6 +101,13 @@ double cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+// Minor page faults of this process so far: first touches of fresh memory.
+long minor_faults() {
+  struct rusage u {};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
 }
 
 // ---- the reference kernel, as a child process -------------------------------------------------
@@ -314,14 +322,16 @@ void profile_section(const Options& o) {
     const int threads = o.threads.front();
     double sec = 0, cpu = 0;
     long k = 0;
-    double best = INFINITY;
+    double best = INFINITY, faults = 0;
     auto run = [&](auto& s) {
       k = s.steps_for(o.target_seconds) * o.reps;
+      const long faults0 = minor_faults();
       const double cpu0 = cpu_seconds();
       const auto t0 = Clock::now();
       for (long i = 0; i < k; ++i) best = std::min(best, s.time(1));
       sec = std::chrono::duration<double>(Clock::now() - t0).count() / double(k);
       cpu = (cpu_seconds() - cpu0) / double(k);
+      faults = double(minor_faults() - faults0) / double(k);
     };
     if (o.profile == "fused32") {
       Subject<float> s(data, c, threads, true, o.block_rows);
@@ -330,8 +340,10 @@ void profile_section(const Options& o) {
       Subject<double> s(data, c, threads, o.profile == "fused", o.block_rows);
       run(s);
     }
-    std::printf("%s N=%ld D=%ld S=%ld threads=%d: %.4g s/step (%.4g CPU s/step, fastest %.4g s) over %ld steps\n",
-                o.profile.c_str(), c.n, c.d, c.s, threads, sec, cpu, best, k);
+    std::printf(
+        "%s N=%ld D=%ld S=%ld threads=%d: %.4g s/step (%.4g CPU s/step, fastest %.4g s, %.1f page faults/step) "
+        "over %ld steps\n",
+        o.profile.c_str(), c.n, c.d, c.s, threads, sec, cpu, best, faults, k);
   }
 }
 
