@@ -15,7 +15,8 @@ std::string BernoulliLogit::check_response(double y) const {
 template <class T>
 ad::Var BernoulliLogit::fused(const ad::Var& params, const DataBlock<T>& block) const {
   return eta_.fused(params, [&](const ad::Var* alpha, const ad::Var& beta) {
-    return ad::bernoulli_logit_glm<T>(alpha, beta, block.x, LinearPredictor::rows(block));
+    // No offset: bernoulli_logit does not accept one (make_likelihood.cpp).
+    return ad::bernoulli_logit_glm<T>(alpha, beta, block.x, block.y, block.rows);
   });
 }
 
