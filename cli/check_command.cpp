@@ -5,6 +5,7 @@
 
 #include "cli/common_options.hpp"
 #include "cli/logging.hpp"
+#include "cli/response_summary.hpp"
 #include "common/error.hpp"
 #include "inference/reduce/collective_error.hpp"
 #include "models/problem.hpp"
@@ -86,16 +87,13 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
     }
     const auto& d = p.data;
     const Eigen::Index n = d.total_rows;
-    long ones_count = static_cast<long>(d.y.sum());  // this rank's rows; responses are 0/1
-    comm.allreduce_sum(&ones_count, 1);
-    const double ones = static_cast<double>(ones_count);
     std::ostringstream os;
     os.precision(4);
     os << "config      " << config.path << ": ok\n";
     os << "data        " << d.path << ": " << n << " rows, " << d.feature_names.size() << " features ("
        << config.data.dtype << (config.data.standardize ? ", standardized" : "") << ")\n";
-    os << "response    " << d.response_name << ": " << static_cast<long long>(ones) << " of " << n
-       << " are 1 (" << 100.0 * ones / static_cast<double>(n) << " %)\n";
+    os << response_summary(d, p.model.likelihood().response_kind(), config.data.trials.has_value(),
+                           config.data.offset.has_value() || config.data.exposure.has_value(), comm);
     os << "features    " << join(d.feature_names, " ") << "\n";
     os << "model       " << config.model.likelihood << ", " << (config.model.intercept ? "with" : "no")
        << " intercept\n";

@@ -1,8 +1,9 @@
 #pragma once
 // log Φ(x), the log of the standard normal CDF, and its derivative φ(x)/Φ(x), stable at every x
 // (scipy.special.log_ndtr's scheme, with log1p in the upper tail):
-//   x > 6:        log Φ(x) = log1p(-Φ(-x)),  Φ(-x) = erfc(x/√2)/2   (Φ(x) rounds to 1 in double)
-//   -20 < x ≤ 6:  log Φ(x) = log(erfc(-x/√2)/2)                     (erfc is relatively accurate)
+//   x > 0:        log Φ(x) = log1p(-Φ(-x)),  Φ(-x) = erfc(x/√2)/2   (log of a number near 1 would
+//                 keep only its absolute error, 1e-16, of a log Φ as small as 1e-10 at x = 6)
+//   -20 < x ≤ 0:  log Φ(x) = log(erfc(-x/√2)/2)                     (erfc is relatively accurate)
 //   x ≤ -20:      Φ(x) = φ(x)/(-x) · A(x),  A(x) = 1 - 1/x² + 3/x⁴ - 15/x⁶ + …  (Mills' asymptotic
 //                 series), so log Φ(x) = -x²/2 - log(-x) - log √(2π) + log A(x): no underflow even
 //                 where Φ(x) itself is below the smallest double (x < -38.5).
@@ -29,7 +30,7 @@ inline double mills_series(double x) {
 }
 
 inline double log_ndtr(double x) {
-  if (x > 6.0) return std::log1p(-0.5 * std::erfc(x * kInvSqrt2));
+  if (x > 0.0) return std::log1p(-0.5 * std::erfc(x * kInvSqrt2));
   if (x > -20.0) return std::log(0.5 * std::erfc(-x * kInvSqrt2));
   if (!(x > -std::numeric_limits<double>::infinity())) return x;  // -inf stays -inf, NaN stays NaN
   return -0.5 * x * x - std::log(-x) - kLogSqrt2Pi + std::log(mills_series(x));

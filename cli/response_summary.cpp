@@ -1,0 +1,75 @@
+#include "cli/response_summary.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace bvi::cli {
+
+namespace {
+
+// Sums of this rank's values over all ranks, added in rank order (the same bits however the
+// file is sharded): allgatherv, then a sum.
+template <int N>
+std::array<double, N> sum_over_ranks(const std::array<double, N>& local, reduce::Communicator& comm) {
+  std::vector<double> all(static_cast<std::size_t>(N * comm.size()));
+  comm.allgatherv(local.data(), std::vector<long>(static_cast<std::size_t>(comm.size()), N), all.data());
+  std::array<double, N> out{};
+  for (int r = 0; r < comm.size(); ++r)
+    for (int i = 0; i < N; ++i) out[i] += all[static_cast<std::size_t>(r * N + i)];
+  return out;
+}
+
+// Min and max over all ranks (max of the negated minimum); +-inf for no rows.
+std::array<double, 2> range_over_ranks(const Eigen::VectorXd& v, reduce::Communicator& comm) {
+  double mm[2] = {v.size() ? -v.minCoeff() : -std::numeric_limits<double>::infinity(),
+                  v.size() ? v.maxCoeff() : -std::numeric_limits<double>::infinity()};
+  comm.allreduce_max(mm, 2);
+  return {-mm[0], mm[1]};
+}
+
+}  // namespace
+
+template <class T>
+std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kind, bool trials,
+                             bool offset, reduce::Communicator& comm) {
+  const double n = static_cast<double>(d.total_rows);
+  std::ostringstream os;
+  os.precision(4);
+  os << "response    " << d.response_name << ": ";
+  if (kind == models::ResponseKind::binary) {
+    const double ones = sum_over_ranks<1>({d.y.sum()}, comm)[0];
+    os << static_cast<long long>(ones) << " of " << d.total_rows << " are 1 (" << 100.0 * ones / n << " %)\n";
+    return os.str();
+  }
+  const auto [lo, hi] = range_over_ranks(d.y, comm);
+  if (kind == models::ResponseKind::count) {
+    const auto s = sum_over_ranks<2>({d.y.sum(), d.trials.sum()}, comm);
+    os << "counts " << lo << " to " << hi << ", total " << std::llround(s[0]) << ", mean " << s[0] / n << "\n";
+    if (trials) {
+      const auto [tlo, thi] = range_over_ranks(d.trials, comm);
+      os << "trials      " << tlo << " to " << thi << " per row, total " << std::llround(s[1]) << ", "
+         << 100.0 * s[0] / s[1] << " % successes\n";
+    }
+  } else {
+    const auto s = sum_over_ranks<1>({d.y.sum()}, comm);
+    const double mean = s[0] / n;
+    const double ss = sum_over_ranks<1>({(d.y.array() - mean).square().sum()}, comm)[0];
+    os << "mean " << mean << ", sd " << std::sqrt(ss / std::max(n - 1.0, 1.0)) << ", range " << lo << " to "
+       << hi << "\n";
+  }
+  if (offset) {
+    const auto [olo, ohi] = range_over_ranks(d.offset, comm);
+    os << "offset      offset + log(exposure) from " << olo << " to " << ohi << "\n";
+  }
+  return os.str();
+}
+
+template std::string response_summary<double>(const data::Dataset<double>&, models::ResponseKind, bool, bool,
+                                              reduce::Communicator&);
+template std::string response_summary<float>(const data::Dataset<float>&, models::ResponseKind, bool, bool,
+                                             reduce::Communicator&);
+
+}  // namespace bvi::cli

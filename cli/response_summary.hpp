@@ -1,0 +1,17 @@
+#pragma once
+// The `response` line(s) of `check`, by what the likelihood's response is: class balance for
+// 0/1 responses, totals and range for counts (and the trials of a binomial), mean, sd and range
+// for real numbers. Every rank calls it; the statistics cover the whole file.
+#include <string>
+
+#include "inference/reduce/communicator.hpp"
+#include "models/data/dataset.hpp"
+#include "models/likelihoods/likelihood.hpp"
+
+namespace bvi::cli {
+
+template <class T>
+std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kind, bool trials,
+                             bool offset, reduce::Communicator& comm);
+
+}  // namespace bvi::cli

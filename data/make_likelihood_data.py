@@ -1,0 +1,52 @@
+#!/usr/bin/python3
+"""The small example datasets of configs/likelihoods/ (one per likelihood), deterministic:
+
+    /usr/bin/python3 data/make_likelihood_data.py     # rewrites data/lik_*.csv
+
+Each has 200 rows, features x1, x2, x3 ~ N(0, 1) rounded to 4 decimals, and a response drawn
+from its likelihood at eta = 0.5 + x . (1.0, -0.5, 0.25) (binomial: trials 1..20; poisson:
+exposure in [0.5, 2], rate exposure * exp(eta); normal: sigma = 0.8).
+"""
+import os
+
+import numpy as np
+from scipy import special
+
+ROWS = 200
+ALPHA, BETA = 0.5, np.array([1.0, -0.5, 0.25])
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(name, columns, integers):
+    """Columns named in `integers` as integers, the others with repr() (the file holds them exactly)."""
+    header = list(columns)
+    with open(os.path.join(HERE, name), "w") as f:
+        f.write(",".join(header) + "\n")
+        for i in range(ROWS):
+            f.write(",".join(str(int(columns[c][i])) if c in integers else repr(float(columns[c][i]))
+                             for c in header) + "\n")
+
+
+def main():
+    rng = np.random.default_rng(20261202)
+    for name in ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal"):
+        x = np.round(rng.standard_normal((ROWS, 3)), 4)
+        eta = ALPHA + x @ BETA
+        cols = {"x1": x[:, 0], "x2": x[:, 1], "x3": x[:, 2]}
+        if name == "bernoulli_logit":
+            cols["y"] = rng.random(ROWS) < special.expit(eta)
+        elif name == "bernoulli_probit":
+            cols["y"] = rng.random(ROWS) < special.ndtr(eta)
+        elif name == "binomial_logit":
+            cols["trials"] = rng.integers(1, 21, ROWS)
+            cols["y"] = rng.binomial(cols["trials"], special.expit(eta))
+        elif name == "poisson_log":
+            cols["exposure"] = np.round(rng.uniform(0.5, 2.0, ROWS), 3)
+            cols["y"] = rng.poisson(cols["exposure"] * np.exp(eta))
+        else:
+            cols["y"] = np.round(eta + 0.8 * rng.standard_normal(ROWS), 4)
+        write("lik_%s.csv" % name, cols, () if name == "normal" else ("y", "trials"))
+
+
+if __name__ == "__main__":
+    main()
