@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Reference values for the likelihood unit tests (tests/unit/models/test_likelihoods.cpp), from
-scipy.stats, printed as C++ initializer rows to paste into the test:
+scipy.stats, printed as C++ initializer rows to include in the test:
 
-    /usr/bin/python3 tests/reference/likelihood_logpmf_table.py
+    /usr/bin/python3 tests/reference/likelihood_logpmf_table.py > tests/unit/models/likelihood_reference_table.inc
 
 Two tables:
 
