@@ -1,0 +1,116 @@
+"""SPEC.md "Errors" for the likelihoods' own rules. A response (or trials, or exposure) that the
+likelihood cannot take is bad data: exit 65 at FILE:LINE (the header is line 1), from check,
+fit and eval alike. Extra columns given to the wrong likelihood, a missing trials column, or a
+missing prior for sigma are bad configs: exit 78 at the JSON pointer."""
+import unittest
+
+import likelihood_models as lm
+from bvi_errors import ErrorTestCase, params_text
+
+DATA, CONFIG = 65, 78
+
+GOOD_ROWS = {
+    "bernoulli_probit": ("x1,y", ["0.5,1", "-0.3,0", "1.2,1", "0.1,0"]),
+    "binomial_logit": ("x1,trials,y", ["0.5,4,1", "-0.3,3,0", "1.2,0,0", "0.1,7,7"]),
+    "poisson_log": ("x1,offset,exposure,y", ["0.5,0.1,1.5,1", "-0.3,0,2,0", "1.2,-0.2,0.5,9", "0.1,0,1,3"]),
+    "normal": ("x1,y", ["0.5,1.25", "-0.3,-7", "1.2,0", "0.1,1e5"]),
+}
+
+# (name, likelihood, line 4 replaced by, message phrase)
+CASES = [
+    ("probit_response_two", "bernoulli_probit", "1.2,2", "0 or 1"),
+    ("probit_response_negative", "bernoulli_probit", "1.2,-1", "0 or 1"),
+    ("binomial_response_above_trials", "binomial_logit", "1.2,3,4", "more than the number of trials"),
+    ("binomial_response_fraction", "binomial_logit", "1.2,3,1.5", "non-negative integer"),
+    ("binomial_response_negative", "binomial_logit", "1.2,3,-1", "non-negative integer"),
+    ("binomial_trials_fraction", "binomial_logit", "1.2,2.5,1", "'trials'"),
+    ("binomial_trials_negative", "binomial_logit", "1.2,-2,0", "'trials'"),
+    ("binomial_trials_nan", "binomial_logit", "1.2,nan,0", "'trials'"),
+    ("poisson_response_negative", "poisson_log", "1.2,0,1,-3", "non-negative integer"),
+    ("poisson_response_fraction", "poisson_log", "1.2,0,1,0.5", "non-negative integer"),
+    ("poisson_exposure_zero", "poisson_log", "1.2,0,0,1", "exposure must be positive"),
+    ("poisson_exposure_negative", "poisson_log", "1.2,0,-1,1", "exposure must be positive"),
+    ("poisson_offset_inf", "poisson_log", "1.2,inf,1,1", "'offset'"),
+    ("normal_response_nan", "normal", "1.2,nan", "non-finite"),
+    ("normal_response_inf", "normal", "1.2,-inf", "non-finite"),
+]
+
+
+def csv_text(likelihood, line4=None):
+    header, rows = GOOD_ROWS[likelihood]
+    rows = list(rows)
+    if line4 is not None:
+        rows[2] = line4
+    return header + "\n" + "\n".join(rows) + "\n"
+
+
+def config_for(likelihood, csv_path):
+    return lm.config(likelihood, csv_path, ["x1"], inference={"max_iterations": 10, "draws_per_step": 8,
+                                                             "elbo_samples": 50, "output_draws": 20})
+
+
+class LikelihoodDataErrors(ErrorTestCase):
+    def test_the_good_files_are_good(self):
+        for lik in GOOD_ROWS:
+            with self.subTest(likelihood=lik):
+                cfg = self.write_json(config_for(lik, self.write(lik + ".csv", csv_text(lik))))
+                self.assert_ok(self.run_bvi(["check", cfg]))
+                self.assert_ok(self.run_bvi(["fit", cfg]))
+
+
+def _make_data_case(likelihood, line4, contains):
+    def test(self):
+        data = self.write("data.csv", csv_text(likelihood, line4))
+        cfg = self.write_json(config_for(likelihood, data))
+        params = self.write("params.csv", params_text(lm.param_names(likelihood, 1)))
+        lines = set()
+        for args in (["check", cfg], ["fit", cfg], ["eval", cfg, "--params", params]):
+            with self.subTest(command=args[0]):
+                lines.add(self.assert_fails(self.run_bvi(args), DATA, data + ":4", contains))
+        self.assertEqual(len(lines), 1, "the same message from every command: %r" % lines)
+    return test
+
+
+for _name, _lik, _line, _contains in CASES:
+    setattr(LikelihoodDataErrors, "test_" + _name, _make_data_case(_lik, _line, _contains))
+
+
+class LikelihoodConfigErrors(ErrorTestCase):
+    def fails(self, likelihood, csv_likelihood, edit, pointer, contains):
+        cfg = config_for(likelihood, self.write("data.csv", csv_text(csv_likelihood)))
+        edit(cfg)
+        self.assert_fails(self.run_bvi(["check", self.write_json(cfg)]), CONFIG, pointer, contains)
+
+    def test_binomial_without_trials(self):
+        self.fails("binomial_logit", "binomial_logit", lambda c: c["data"].pop("trials"), "/data/trials", "missing")
+
+    def test_trials_for_poisson(self):
+        self.fails("poisson_log", "poisson_log", lambda c: c["data"].update(trials="y"), "/data/trials",
+                   "binomial_logit")
+
+    def test_offset_for_bernoulli(self):
+        self.fails("bernoulli_probit", "poisson_log", lambda c: c["data"].update(offset="offset"), "/data/offset",
+                   "poisson_log")
+
+    def test_exposure_for_normal(self):
+        self.fails("normal", "poisson_log", lambda c: c["data"].update(exposure="exposure"), "/data/exposure",
+                   "poisson_log")
+
+    def test_offset_for_binomial(self):
+        self.fails("binomial_logit", "binomial_logit", lambda c: c["data"].update(offset="x1"), "/data/offset", None)
+
+    def test_normal_without_a_sigma_prior(self):
+        self.fails("normal", "normal", lambda c: c["model"]["priors"].pop("sigma"), "/model/priors", "sigma")
+
+    def test_unknown_likelihood_lists_the_known_ones(self):
+        self.fails("normal", "normal", lambda c: c["model"].update(likelihood="gamma"), "/model/likelihood",
+                   "poisson_log")
+
+    def test_sigma_prior_for_a_likelihood_without_sigma(self):
+        def edit(c):
+            c["model"]["priors"]["sigma"] = {"normal": {"loc": 0, "scale": 1}}
+        self.fails("bernoulli_probit", "bernoulli_probit", edit, "/model/priors/sigma", None)
+
+
+if __name__ == "__main__":
+    unittest.main()
