@@ -33,8 +33,8 @@ std::array<double, 2> range_over_ranks(const Eigen::VectorXd& v, reduce::Communi
 }  // namespace
 
 template <class T>
-std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kind, bool trials,
-                             bool offset, reduce::Communicator& comm) {
+std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kind, bool trials, bool offset,
+                             reduce::Communicator& comm) {
   const double n = static_cast<double>(d.total_rows);
   std::ostringstream os;
   os.precision(4);
@@ -47,7 +47,8 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
   const auto [lo, hi] = range_over_ranks(d.y, comm);
   if (kind == models::ResponseKind::count) {
     const auto s = sum_over_ranks<2>({d.y.sum(), d.trials.sum()}, comm);
-    os << "counts " << lo << " to " << hi << ", total " << std::llround(s[0]) << ", mean " << s[0] / n << "\n";
+    os << "counts " << lo << " to " << hi << ", total " << std::llround(s[0]) << ", mean " << s[0] / n
+       << "\n";
     if (trials) {
       const auto [tlo, thi] = range_over_ranks(d.trials, comm);
       os << "trials      " << tlo << " to " << thi << " per row, total " << std::llround(s[1]) << ", "

@@ -11,7 +11,7 @@
 namespace bvi::cli {
 
 template <class T>
-std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kind, bool trials,
-                             bool offset, reduce::Communicator& comm);
+std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kind, bool trials, bool offset,
+                             reduce::Communicator& comm);
 
 }  // namespace bvi::cli

@@ -10,10 +10,10 @@ template <class T>
 struct DataView {
   const T* x = nullptr;
   const double* y = nullptr;
-  Eigen::Index rows = 0;        // rows held here
-  Eigen::Index cols = 0;        // features
-  Eigen::Index first_row = 0;   // global index of the first row held here
-  Eigen::Index total_rows = 0;  // rows in the whole dataset
+  Eigen::Index rows = 0;           // rows held here
+  Eigen::Index cols = 0;           // features
+  Eigen::Index first_row = 0;      // global index of the first row held here
+  Eigen::Index total_rows = 0;     // rows in the whole dataset
   const double* trials = nullptr;  // binomial: trials per row (null when the model has none)
   const double* offset = nullptr;  // added to the linear predictor (null: none)
 };

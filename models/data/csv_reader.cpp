@@ -45,14 +45,15 @@ void CsvReader::read_rows(Eigen::Index begin, Eigen::Index end, const std::vecto
                           double* response) const {
   static const std::vector<ExtraColumn> no_extras;
   static const RowCheck no_row_check;
-  read_rows<T>(begin, end, feature_columns, response_column, check, no_extras, no_row_check, features, response,
-               nullptr);
+  read_rows<T>(begin, end, feature_columns, response_column, check, no_extras, no_row_check, features,
+               response, nullptr);
 }
 
 template <class T>
 void CsvReader::read_rows(Eigen::Index begin, Eigen::Index end, const std::vector<int>& feature_columns,
-                          int response_column, const ResponseCheck& check, const std::vector<ExtraColumn>& extras,
-                          const RowCheck& row_check, T* features, double* response, double* extra_values) const {
+                          int response_column, const ResponseCheck& check,
+                          const std::vector<ExtraColumn>& extras, const RowCheck& row_check, T* features,
+                          double* response, double* extra_values) const {
   if (!index_) throw std::logic_error("CsvReader::read_rows called before scan()");
   if (begin < 0 || end < begin || end > index_->records)
     throw std::out_of_range("CsvReader::read_rows: rows [" + std::to_string(begin) + ", " +
@@ -89,10 +90,10 @@ template void CsvReader::read_rows<float>(Eigen::Index, Eigen::Index, const std:
 template void CsvReader::read_rows<double>(Eigen::Index, Eigen::Index, const std::vector<int>&, int,
                                            const ResponseCheck&, double*, double*) const;
 template void CsvReader::read_rows<float>(Eigen::Index, Eigen::Index, const std::vector<int>&, int,
-                                          const ResponseCheck&, const std::vector<ExtraColumn>&, const RowCheck&,
-                                          float*, double*, double*) const;
+                                          const ResponseCheck&, const std::vector<ExtraColumn>&,
+                                          const RowCheck&, float*, double*, double*) const;
 template void CsvReader::read_rows<double>(Eigen::Index, Eigen::Index, const std::vector<int>&, int,
-                                           const ResponseCheck&, const std::vector<ExtraColumn>&, const RowCheck&,
-                                           double*, double*, double*) const;
+                                           const ResponseCheck&, const std::vector<ExtraColumn>&,
+                                           const RowCheck&, double*, double*, double*) const;
 
 }  // namespace bvi::data

@@ -1,8 +1,8 @@
 #include "models/data/dataset.hpp"
 
 #include <cctype>
-#include <cmath>
 #include <charconv>
+#include <cmath>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -83,7 +83,8 @@ ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec) {
     std::unordered_map<std::string, int> listed;
     for (const std::string& name : *spec.features) {
       if (const auto it = role_of.find(name); it != role_of.end())
-        throw data_error(where, "column " + quoted_excerpt(name) + " is both " + it->second + " and a feature");
+        throw data_error(where,
+                         "column " + quoted_excerpt(name) + " is both " + it->second + " and a feature");
       if (listed[name]++ > 0) throw data_error(where, "feature " + quoted_excerpt(name) + " is listed twice");
       sel.features.push_back(find(name, "feature"));
       sel.feature_names.push_back(name);
@@ -139,10 +140,12 @@ Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::o
   });
   RowCheck row_check;
   if (trials_slot >= 0 && against_trials)
-    row_check = [&against_trials, trials_slot](double y, const double* e) { return against_trials(y, e[trials_slot]); };
+    row_check = [&against_trials, trials_slot](double y, const double* e) {
+      return against_trials(y, e[trials_slot]);
+    };
   RowMatrix<double> extra_values(range.count, static_cast<Eigen::Index>(extras.size()));
-  reader.read_rows<T>(range.first, range.first + range.count, sel.features, sel.response, check, extras, row_check,
-                      d.x.data(), d.y.data(), extra_values.data());
+  reader.read_rows<T>(range.first, range.first + range.count, sel.features, sel.response, check, extras,
+                      row_check, d.x.data(), d.y.data(), extra_values.data());
   if (trials_slot >= 0) d.trials = extra_values.col(trials_slot);
   if (offset_slot >= 0 || exposure_slot >= 0) {
     d.offset = Eigen::VectorXd::Zero(range.count);

@@ -11,7 +11,9 @@ class NormalLikelihood final : public Likelihood {
   NormalLikelihood(const ParameterLayout& layout, bool fused);
   std::string name() const override { return "normal"; }
   ResponseKind response_kind() const override { return ResponseKind::real; }
-  std::string check_response(double) const override { return ""; }  // any finite y (the reader rejects the rest)
+  std::string check_response(double) const override {
+    return "";
+  }  // any finite y (the reader rejects the rest)
   ad::Var log_lik(const ad::Var& params, const DataBlock<double>& block) const override;
   ad::Var log_lik(const ad::Var& params, const DataBlock<float>& block) const override;
 

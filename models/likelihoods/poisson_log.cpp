@@ -6,7 +6,8 @@
 
 namespace bvi::models {
 
-PoissonLog::PoissonLog(const ParameterLayout& layout, bool fused) : eta_(layout, "poisson_log"), fused_(fused) {}
+PoissonLog::PoissonLog(const ParameterLayout& layout, bool fused)
+    : eta_(layout, "poisson_log"), fused_(fused) {}
 
 std::string PoissonLog::check_response(double y) const {
   return check_count_response(y, name());

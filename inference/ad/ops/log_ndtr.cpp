@@ -18,7 +18,8 @@ Var log_ndtr(const Var& x) {
   else
     for (Index i = 0; i < n; ++i) yv[i] = math::log_ndtr(xv[i]);
   if (y.has_adj())
-    tape.on_backward([x, y, d] { x.adj() += y.adj() * Eigen::Map<const Eigen::ArrayXXd>(d, x.rows(), x.cols()); });
+    tape.on_backward(
+        [x, y, d] { x.adj() += y.adj() * Eigen::Map<const Eigen::ArrayXXd>(d, x.rows(), x.cols()); });
   return y;
 }
 

@@ -14,8 +14,8 @@ using glm_detail::arena_array;
 using glm_detail::ArrayMap;
 
 struct NormalFamily {
-  Var sigma;                  // S x 1
-  double* dsigma = nullptr;   // d out_s / d sigma_s, saved by forward() for backward()
+  Var sigma;                 // S x 1
+  double* dsigma = nullptr;  // d out_s / d sigma_s, saved by forward() for backward()
 
   template <class T>
   using Compute = double;
@@ -51,7 +51,8 @@ struct NormalFamily {
   void backward(const double* dout) const {
     if (!sigma.has_adj()) return;
     Eigen::Map<Eigen::ArrayXd>(sigma.adj_data(), sigma.rows()) +=
-        Eigen::Map<const Eigen::ArrayXd>(dout, sigma.rows()) * Eigen::Map<const Eigen::ArrayXd>(dsigma, sigma.rows());
+        Eigen::Map<const Eigen::ArrayXd>(dout, sigma.rows()) *
+        Eigen::Map<const Eigen::ArrayXd>(dsigma, sigma.rows());
   }
 };
 
@@ -59,7 +60,8 @@ struct NormalFamily {
 
 template <class T>
 Var normal_glm(const Var* alpha, const Var& beta, const Var& sigma, const T* x, const GlmRows& rows) {
-  if (sigma.rows() != beta.rows() || sigma.cols() != 1) throw std::invalid_argument("normal_glm: sigma must be S x 1");
+  if (sigma.rows() != beta.rows() || sigma.cols() != 1)
+    throw std::invalid_argument("normal_glm: sigma must be S x 1");
   return glm_detail::glm(alpha, beta, x, rows, NormalFamily{sigma});
 }
 

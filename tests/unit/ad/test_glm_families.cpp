@@ -33,10 +33,18 @@ Block random_block(Family f, Eigen::Index m, Eigen::Index d, unsigned seed, bool
   for (Eigen::Index n = 0; n < m; ++n) {
     b.trials[n] = double(rng() % 12);
     switch (f) {
-      case Family::probit: b.y[n] = double(rng() & 1); break;
-      case Family::binomial: b.y[n] = double(rng() % (unsigned long)(b.trials[n] + 1)); break;
-      case Family::poisson: b.y[n] = double(rng() % 9); break;
-      case Family::normal: b.y[n] = 2.0 * normal(rng); break;
+      case Family::probit:
+        b.y[n] = double(rng() & 1);
+        break;
+      case Family::binomial:
+        b.y[n] = double(rng() % (unsigned long)(b.trials[n] + 1));
+        break;
+      case Family::poisson:
+        b.y[n] = double(rng() % 9);
+        break;
+      case Family::normal:
+        b.y[n] = 2.0 * normal(rng);
+        break;
     }
   }
   if (with_offset) {
@@ -55,17 +63,23 @@ Eigen::ArrayXXd random_array(Eigen::Index r, Eigen::Index c, unsigned seed, doub
 }
 
 // log Phi(u) from erfc, fine for the moderate logits of these tests (|u| < 20).
-double ref_log_Phi(double u) { return std::log(0.5 * std::erfc(-u / std::sqrt(2.0))); }
-double ref_log_sigmoid(double v) { return v >= 0 ? -std::log1p(std::exp(-v)) : v - std::log1p(std::exp(v)); }
+double ref_log_Phi(double u) {
+  return std::log(0.5 * std::erfc(-u / std::sqrt(2.0)));
+}
+double ref_log_sigmoid(double v) {
+  return v >= 0 ? -std::log1p(std::exp(-v)) : v - std::log1p(std::exp(v));
+}
 
 // One row's log density with every constant, as scipy.stats writes it.
 double ref_row(Family f, double y, double trials, double eta, double sigma) {
   switch (f) {
-    case Family::probit: return ref_log_Phi(y > 0.5 ? eta : -eta);
+    case Family::probit:
+      return ref_log_Phi(y > 0.5 ? eta : -eta);
     case Family::binomial:
       return std::lgamma(trials + 1) - std::lgamma(y + 1) - std::lgamma(trials - y + 1) +
              y * ref_log_sigmoid(eta) + (trials - y) * ref_log_sigmoid(-eta);
-    case Family::poisson: return y * eta - std::exp(eta) - std::lgamma(y + 1);
+    case Family::poisson:
+      return y * eta - std::exp(eta) - std::lgamma(y + 1);
     case Family::normal: {
       const double z = (y - eta) / sigma;
       return -0.5 * z * z - std::log(sigma) - 0.5 * std::log(2 * M_PI);
@@ -100,10 +114,14 @@ template <class T>
 ad::Var call(Family f, const ad::Var* alpha, const ad::Var& beta, const ad::Var* sigma, const T* x,
              const ad::GlmRows& r) {
   switch (f) {
-    case Family::probit: return ad::bernoulli_probit_glm<T>(alpha, beta, x, r);
-    case Family::binomial: return ad::binomial_logit_glm<T>(alpha, beta, x, r);
-    case Family::poisson: return ad::poisson_log_glm<T>(alpha, beta, x, r);
-    case Family::normal: return ad::normal_glm<T>(alpha, beta, *sigma, x, r);
+    case Family::probit:
+      return ad::bernoulli_probit_glm<T>(alpha, beta, x, r);
+    case Family::binomial:
+      return ad::binomial_logit_glm<T>(alpha, beta, x, r);
+    case Family::poisson:
+      return ad::poisson_log_glm<T>(alpha, beta, x, r);
+    case Family::normal:
+      return ad::normal_glm<T>(alpha, beta, *sigma, x, r);
   }
   throw std::logic_error("family");
 }
@@ -130,8 +148,8 @@ void check_family(Family f, const std::string& name, const Block& b, const Eigen
       [&](ad::Tape&, const std::vector<ad::Var>& v) {
         return call<double>(f, nullptr, v[0], norm ? &v[1] : nullptr, b.x.data(), r);
       },
-      [&](const test::Arrays& in) { return reference(f, b, nullptr, in[0], norm ? &in[1] : nullptr); }, without,
-      opt);
+      [&](const test::Arrays& in) { return reference(f, b, nullptr, in[0], norm ? &in[1] : nullptr); },
+      without, opt);
 }
 
 const Family kFamilies[] = {Family::probit, Family::binomial, Family::poisson, Family::normal};
@@ -154,7 +172,8 @@ TEST_CASE("GLM families: no features, no rows, one row") {
   for (int k = 0; k < 4; ++k) {
     const Family f = kFamilies[k];
     const std::string n = kNames[k];
-    check_family(f, n + " no features", random_block(f, 6, 0, 7), random_array(3, 1, 1), random_array(3, 0, 2));
+    check_family(f, n + " no features", random_block(f, 6, 0, 7), random_array(3, 1, 1),
+                 random_array(3, 0, 2));
     check_family(f, n + " no rows", random_block(f, 0, 4, 8), random_array(3, 1, 1), random_array(3, 4, 2));
     check_family(f, n + " one row", random_block(f, 1, 1, 9), random_array(1, 1, 1), random_array(1, 1, 2));
   }
@@ -168,7 +187,8 @@ TEST_CASE("GLM families on float data: double elementwise pass, float GEMMs") {
     Block as_float = b;  // the reference sees the features the op sees: rounded to float
     as_float.x = xf.cast<double>();
     const bool norm = f == Family::normal;
-    const Eigen::ArrayXXd alpha = random_array(4, 1, 14), beta = random_array(4, 5, 15), sigma = Eigen::ArrayXXd::Constant(4, 1, 1.3);
+    const Eigen::ArrayXXd alpha = random_array(4, 1, 14), beta = random_array(4, 5, 15),
+                          sigma = Eigen::ArrayXXd::Constant(4, 1, 1.3);
     test::Arrays in{alpha, beta};
     if (norm) in.push_back(sigma);
     // The logits are float products: relative errors near 1e-7 per row.
@@ -177,8 +197,8 @@ TEST_CASE("GLM families on float data: double elementwise pass, float GEMMs") {
         [&](ad::Tape&, const std::vector<ad::Var>& v) {
           return call<float>(f, &v[0], v[1], norm ? &v[2] : nullptr, xf.data(), rows_of(b));
         },
-        [&](const test::Arrays& a) { return reference(f, as_float, &a[0], a[1], norm ? &a[2] : nullptr); }, in,
-        {1e-5, 1e-4, 1e-5, true});
+        [&](const test::Arrays& a) { return reference(f, as_float, &a[0], a[1], norm ? &a[2] : nullptr); },
+        in, {1e-5, 1e-4, 1e-5, true});
   }
 }
 
@@ -208,7 +228,8 @@ TEST_CASE("poisson_log_glm where exp(eta) overflows: -inf, never NaN; binomial a
   ad::Tape tape(1 << 16);
   ad::Var alpha_v = tape.make(3, 1, true);
   ad::Var beta_v = tape.make(3, 1, true);
-  Eigen::Map<Eigen::ArrayXd>(tape.val_ptr(alpha_v), 3) << 800.0, 1.0, -std::numeric_limits<double>::infinity();
+  Eigen::Map<Eigen::ArrayXd>(tape.val_ptr(alpha_v), 3) << 800.0, 1.0,
+      -std::numeric_limits<double>::infinity();
   Eigen::Map<Eigen::ArrayXd>(tape.val_ptr(beta_v), 3).setZero();
   const ad::Var p = ad::poisson_log_glm<double>(&alpha_v, beta_v, b.x.data(), rows_of(b));
   tape.backward(p);
@@ -226,7 +247,10 @@ TEST_CASE("poisson_log_glm where exp(eta) overflows: -inf, never NaN; binomial a
     ad::Var a1 = tape.make(1, 1, true), b1 = tape.make(1, 1, true);
     tape.val_ptr(a1)[0] = e;
     tape.val_ptr(b1)[0] = 0.0;
-    Block one{RowMatrix::Ones(1, 1), Eigen::VectorXd::Constant(1, e > 0 ? 3.0 : 0.0), Eigen::VectorXd::Constant(1, e > 0 ? 3.0 : 4.0), {}};
+    Block one{RowMatrix::Ones(1, 1),
+              Eigen::VectorXd::Constant(1, e > 0 ? 3.0 : 0.0),
+              Eigen::VectorXd::Constant(1, e > 0 ? 3.0 : 4.0),
+              {}};
     const ad::Var v = ad::binomial_logit_glm<double>(&a1, b1, one.x.data(), rows_of(one));
     tape.backward(v);
     CHECK(v.val()(0, 0) == 0.0);

@@ -41,8 +41,8 @@ models::ParameterLayout layout_for(const std::string& family, Eigen::Index D, bo
 }
 
 // The S x 1 log likelihood at params (S x P), and with `grad` its gradient (S x P).
-Eigen::ArrayXd log_lik(const models::Likelihood& lik, const Eigen::ArrayXXd& params, const DataBlock<double>& block,
-                       Eigen::ArrayXXd* grad = nullptr) {
+Eigen::ArrayXd log_lik(const models::Likelihood& lik, const Eigen::ArrayXXd& params,
+                       const DataBlock<double>& block, Eigen::ArrayXXd* grad = nullptr) {
   ad::Tape tape(1 << 20);
   if (grad) grad->setZero(params.rows(), params.cols());
   const ad::Var p = grad ? tape.leaf(params.data(), grad->data(), params.rows(), params.cols())
@@ -59,8 +59,8 @@ const char* kFamilies[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logi
 TEST_CASE("each likelihood's one-row log density matches scipy.stats, fused and composed") {
   for (const LogpmfRow& r : kLogpmfTable) {
     for (bool fused : {true, false}) {
-      INFO(std::string(r.family) << " y=" << r.y << " n=" << r.trials << " eta=" << r.eta << " sigma=" << r.sigma
-                    << std::string(fused ? " fused" : " composed"));
+      INFO(std::string(r.family) << " y=" << r.y << " n=" << r.trials << " eta=" << r.eta
+                                 << " sigma=" << r.sigma << std::string(fused ? " fused" : " composed"));
       const models::ParameterLayout layout = layout_for(r.family, 1, false);
       const auto lik = models::make_likelihood(r.family, layout, {fused});
       // One feature x = 1, so eta = beta.
@@ -69,8 +69,8 @@ TEST_CASE("each likelihood's one-row log density matches scipy.stats, fused and 
       block.trials = &r.trials;
       // Both sides round terms as large as y eta and log y! before they cancel (poisson's
       // y = 1000: terms near 7000 for a log p of -4.4), so the tolerance scales with the terms.
-      const double terms = std::max({1.0, std::abs(r.log_p), (r.y + r.trials) * std::abs(r.eta),
-                                     std::lgamma(r.y + r.trials + 1.0)});
+      const double terms = std::max(
+          {1.0, std::abs(r.log_p), (r.y + r.trials) * std::abs(r.eta), std::lgamma(r.y + r.trials + 1.0)});
       const double tol = 1e-13 * terms / std::max(1.0, std::abs(r.log_p));
       Eigen::ArrayXXd params(1, layout.dim());
       params(0, 0) = r.eta;
@@ -114,10 +114,14 @@ TEST_CASE("fused and composed likelihoods agree to 1e-12, values and gradients")
   for (const std::string family : kFamilies) {
     Eigen::VectorXd y(m);
     for (Eigen::Index n = 0; n < m; ++n) {
-      if (family == "binomial_logit") y[n] = double(rng() % (unsigned long)(trials[n] + 1));
-      else if (family == "poisson_log") y[n] = double(rng() % 7);
-      else if (family == "normal") y[n] = normal(rng);
-      else y[n] = double(rng() & 1);
+      if (family == "binomial_logit")
+        y[n] = double(rng() % (unsigned long)(trials[n] + 1));
+      else if (family == "poisson_log")
+        y[n] = double(rng() % 7);
+      else if (family == "normal")
+        y[n] = normal(rng);
+      else
+        y[n] = double(rng() & 1);
     }
     for (bool intercept : {false, true}) {
       INFO(family << (intercept ? " with intercept" : ""));
@@ -129,7 +133,8 @@ TEST_CASE("fused and composed likelihoods agree to 1e-12, values and gradients")
       if (family == "binomial_logit") block.trials = trials.data();
       if (family == "poisson_log") block.offset = offset.data();
       Eigen::ArrayXXd g_fused, g_composed;
-      const Eigen::ArrayXd v_fused = log_lik(*models::make_likelihood(family, layout, {true}), params, block, &g_fused);
+      const Eigen::ArrayXd v_fused =
+          log_lik(*models::make_likelihood(family, layout, {true}), params, block, &g_fused);
       const Eigen::ArrayXd v_composed =
           log_lik(*models::make_likelihood(family, layout, {false}), params, block, &g_composed);
       CHECK((v_fused - v_composed).abs().maxCoeff() <= 1e-12 * v_composed.abs().maxCoeff());
