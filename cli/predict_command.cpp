@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <unordered_map>
 
 #include "cli/common_options.hpp"
@@ -11,6 +12,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "models/data/csv_reader.hpp"
+#include "models/data/dataset.hpp"
 #include "models/data/standardize.hpp"
 #include "models/fit_result.hpp"
 #include "models/model.hpp"
@@ -23,7 +25,8 @@ namespace bvi::cli {
 CLI::App* setup_predict(CLI::App& app, PredictOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "predict",
-      "Apply a fit (made with fit --output DIR) to rows of data: posterior predictive P(y = 1) per row");
+      "Apply a fit (made with fit --output DIR) to rows of data: the posterior predictive expected response "
+      "(P(y = 1), expected successes or count, mean) per row");
   cmd->add_option("config", o.config, "The config the fit was made with")
       ->required()
       ->check(non_empty_path())
@@ -77,7 +80,8 @@ int run_predict(const PredictOptions& o) {
     throw config_error("/model/likelihood", "predict does not support '" + fit.likelihood + "' yet");
   if (o.draws > 0 && o.draws < fit.draws.rows()) fit.draws.conservativeResize(o.draws, Eigen::NoChange);
 
-  // The rows: the fit's features by name (extra columns are ignored), and the response if there.
+  // The rows: the fit's features by name (extra columns are ignored), the response if there,
+  // and the trials, offset and exposure columns the config names (required: they enter eta).
   const std::string path = o.data.empty() ? config.data.csv : o.data;
   data::CsvReader reader(path);
   std::unordered_map<std::string, int> where;
@@ -91,22 +95,51 @@ int run_predict(const PredictOptions& o) {
                                                " features: " + join(fit.features) + ")");
     columns.push_back(it->second);
   }
+  std::vector<data::ExtraColumn> extras;
+  auto add_extra = [&](const std::optional<std::string>& name, const char* role, data::ResponseCheck check) {
+    if (!name) return -1;
+    auto it = where.find(*name);
+    if (it == where.end())
+      throw data_error(file_line(path, 1), "no " + std::string(role) + " column '" + *name + "', which " +
+                                               fit.likelihood + " needs for every row");
+    extras.push_back({it->second, std::move(check)});
+    return static_cast<int>(extras.size()) - 1;
+  };
+  const int trials_slot = add_extra(config.data.trials, "trials", data::check_trials);
+  const int offset_slot = add_extra(config.data.offset, "offset", {});
+  const int exposure_slot = add_extra(config.data.exposure, "exposure", data::check_exposure);
   const auto response = where.find(fit.response);
   const bool has_y = response != where.end();
   const Eigen::Index n = reader.scan().records;
   if (n == 0) throw data_error(file_line(path, reader.first_data_line()), "no data rows");
   data::RowMatrix<double> x(n, static_cast<Eigen::Index>(columns.size()));
   Eigen::VectorXd y(has_y ? n : 0);
-  const data::ResponseCheck binary = [](double v) {
-    return v == 0.0 || v == 1.0 ? std::string() : "response must be 0 or 1, got " + std::to_string(v);
-  };
-  reader.read_rows<double>(0, n, columns, has_y ? response->second : -1, binary, x.data(),
-                           has_y ? y.data() : nullptr);
+  data::RowMatrix<double> extra_values(n, static_cast<Eigen::Index>(extras.size()));
+  const models::Likelihood& lik = model.likelihood();
+  data::RowCheck row_check;
+  if (trials_slot >= 0)
+    row_check = [&lik, trials_slot](double v, const double* e) { return lik.check_response(v, e[trials_slot]); };
+  reader.read_rows<double>(0, n, columns, has_y ? response->second : -1,
+                           [&lik](double v) { return lik.check_response(v); }, extras, row_check, x.data(),
+                           has_y ? y.data() : nullptr, extra_values.data());
   // New rows are standardized with the training statistics, never their own.
   if (fit.center.size() > 0) data::apply_standardization(x, fit.center, fit.scale);
+  Eigen::VectorXd trials, offset;
+  if (trials_slot >= 0) trials = extra_values.col(trials_slot);
+  if (offset_slot >= 0 || exposure_slot >= 0) {
+    offset = Eigen::VectorXd::Zero(n);
+    if (offset_slot >= 0) offset += extra_values.col(offset_slot);
+    if (exposure_slot >= 0)
+      for (Eigen::Index i = 0; i < n; ++i) offset[i] += std::log(extra_values(i, exposure_slot));
+  }
 
-  const models::Predictions pred = models::predict(fit, x, has_y ? &y : nullptr, resolve_threads(o.threads));
-  std::string out = "mean,sd,q05,q95\n";
+  models::PredictRows rows{x};
+  rows.y = has_y ? &y : nullptr;
+  rows.trials = trials.size() ? &trials : nullptr;
+  rows.offset = offset.size() ? &offset : nullptr;
+  const models::Predictions pred = models::predict(fit, rows, resolve_threads(o.threads));
+  const bool spread = pred.predictive_sd.size() > 0;
+  std::string out = spread ? "mean,sd,q05,q95,predictive_sd\n" : "mean,sd,q05,q95\n";
   for (Eigen::Index i = 0; i < n; ++i) {
     append_number(out, pred.mean[i]);
     out += ',';
@@ -115,11 +148,15 @@ int run_predict(const PredictOptions& o) {
     append_number(out, pred.q05[i]);
     out += ',';
     append_number(out, pred.q95[i]);
+    if (spread) {
+      out += ',';
+      append_number(out, pred.predictive_sd[i]);
+    }
     out += '\n';
   }
 
   nlohmann::ordered_json metrics;
-  if (has_y) {
+  if (has_y && lik.response_kind() == models::ResponseKind::binary) {
     const models::BinaryMetrics m = models::binary_metrics(pred.mean, y, pred.lpd);
     metrics["rows"] = m.rows;
     metrics["draws"] = fit.draws.rows();
@@ -132,6 +169,18 @@ int run_predict(const PredictOptions& o) {
     std::snprintf(line, sizeof line,
                   "%ld rows: mean log predictive density %.6g, accuracy %.4f, Brier %.4f, ROC AUC %.4f",
                   m.rows, m.mean_lpd, m.accuracy, m.brier, m.auc);
+    cli_logger().info(line);
+    std::fprintf(stderr, "%s\n", line);
+  } else if (has_y) {
+    const models::PointMetrics m = models::point_metrics(pred.mean, y, pred.lpd);
+    metrics["rows"] = m.rows;
+    metrics["draws"] = fit.draws.rows();
+    metrics["mean_log_predictive_density"] = m.mean_lpd;
+    metrics["rmse"] = m.rmse;
+    metrics["mae"] = m.mae;
+    char line[200];
+    std::snprintf(line, sizeof line, "%ld rows: mean log predictive density %.6g, RMSE %.6g, MAE %.6g", m.rows,
+                  m.mean_lpd, m.rmse, m.mae);
     cli_logger().info(line);
     std::fprintf(stderr, "%s\n", line);
   } else if (!o.metrics.empty()) {

@@ -6,15 +6,11 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "models/prediction_family.hpp"
 
 namespace bvi::models {
 
 namespace {
-
-// log sigmoid(z), stable both ways.
-inline double log_sigmoid(double z) {
-  return z >= 0 ? -std::log1p(std::exp(-z)) : z - std::log1p(std::exp(z));
-}
 
 // The q-quantile of sorted values, linear between order statistics (numpy's default, R type 7).
 double quantile_sorted(const std::vector<double>& v, double q) {
@@ -24,71 +20,92 @@ double quantile_sorted(const std::vector<double>& v, double q) {
   return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
+Eigen::Index column_of(const FitResult& fit, const std::string& name) {
+  for (size_t j = 0; j < fit.names.size(); ++j)
+    if (fit.names[j] == name) return static_cast<Eigen::Index>(j);
+  return -1;
+}
+
 }  // namespace
 
 bool predict_supports(const std::string& likelihood) {
-  return likelihood == "bernoulli_logit";
+  bool ok = false;
+  PredictFamily::named(likelihood, &ok);
+  return ok;
 }
 
-Predictions predict(const FitResult& fit, const data::RowMatrix<double>& x, const Eigen::VectorXd* y,
-                    int threads) {
-  if (!predict_supports(fit.likelihood))
-    throw config_error("/model/likelihood",
-                       "predict does not support the likelihood '" + fit.likelihood + "' yet");
+Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) {
+  bool ok = false;
+  const PredictFamily family = PredictFamily::named(fit.likelihood, &ok);
+  if (!ok)
+    throw config_error("/model/likelihood", "predict does not support the likelihood '" + fit.likelihood + "' yet");
+  const data::RowMatrix<double>& x = rows.x;
+  const Eigen::VectorXd* y = rows.y;
   const Eigen::Index n = x.rows(), D = x.cols(), S = fit.draws.rows();
-  // Column positions of alpha and beta.1 ... beta.D in the draws.
-  Eigen::Index alpha = -1, beta = -1;
-  for (size_t j = 0; j < fit.names.size(); ++j) {
-    if (fit.names[j] == "alpha") alpha = static_cast<Eigen::Index>(j);
-    if (fit.names[j] == "beta.1" || (D == 1 && fit.names[j] == "beta")) beta = static_cast<Eigen::Index>(j);
-  }
-  if (beta < 0 || beta + D > fit.draws.cols())
-    throw std::logic_error("predict: the draws have no beta columns");
-  const Eigen::MatrixXd B = fit.draws.middleCols(beta, D);  // S x D
-  Eigen::VectorXd a = alpha >= 0 ? Eigen::VectorXd(fit.draws.col(alpha)) : Eigen::VectorXd::Zero(S);
+  if (family.kind() == PredictFamily::Kind::binomial_logit && !rows.trials)
+    throw std::logic_error("predict: binomial_logit needs the rows' trials");
+  // Column positions of alpha, beta.1 ... beta.D and sigma in the draws.
+  const Eigen::Index alpha = column_of(fit, "alpha"), sigma_col = column_of(fit, "sigma");
+  Eigen::Index beta = column_of(fit, "beta.1");
+  if (beta < 0 && D == 1) beta = column_of(fit, "beta");
+  if (D > 0 && (beta < 0 || beta + D > fit.draws.cols())) throw std::logic_error("predict: the draws have no beta columns");
+  if (family.kind() == PredictFamily::Kind::normal && sigma_col < 0)
+    throw std::logic_error("predict: the draws have no sigma column");
+  const Eigen::MatrixXd B = D > 0 ? Eigen::MatrixXd(fit.draws.middleCols(beta, D)) : Eigen::MatrixXd(S, 0);
+  const Eigen::VectorXd a = alpha >= 0 ? Eigen::VectorXd(fit.draws.col(alpha)) : Eigen::VectorXd::Zero(S);
+  const Eigen::VectorXd sigma = sigma_col >= 0 ? Eigen::VectorXd(fit.draws.col(sigma_col)) : Eigen::VectorXd::Ones(S);
 
   Predictions out;
   out.mean.resize(n);
   out.sd.resize(n);
   out.q05.resize(n);
   out.q95.resize(n);
+  if (!family.binary()) out.predictive_sd.resize(n);
   if (y) out.lpd.resize(n);
   constexpr Eigen::Index kBlock = 256;
 #pragma omp parallel num_threads(std::max(1, threads))
   {
     Eigen::MatrixXd eta(S, kBlock);
-    std::vector<double> p(static_cast<size_t>(S));
+    std::vector<double> mu(static_cast<size_t>(S)), lp(static_cast<size_t>(S));
 #pragma omp for schedule(static)
     for (Eigen::Index r0 = 0; r0 < n; r0 += kBlock) {
       const Eigen::Index m = std::min(kBlock, n - r0);
-      // Logits of every draw for the block: one GEMM.
-      eta.leftCols(m).noalias() = B * x.middleRows(r0, m).transpose();
+      // Linear predictors of every draw for the block: one GEMM.
+      if (D > 0)
+        eta.leftCols(m).noalias() = B * x.middleRows(r0, m).transpose();
+      else
+        eta.leftCols(m).setZero();
       eta.leftCols(m).colwise() += a;
       for (Eigen::Index i = 0; i < m; ++i) {
-        double sum = 0, sum2 = 0;
-        for (Eigen::Index s = 0; s < S; ++s) {
-          const double z = eta(s, i);
-          const double pr = z >= 0 ? 1.0 / (1.0 + std::exp(-z)) : std::exp(z) / (1.0 + std::exp(z));
-          p[static_cast<size_t>(s)] = pr;
-          sum += pr;
-          sum2 += pr * pr;
-        }
-        const double mean = sum / static_cast<double>(S);
         const Eigen::Index row = r0 + i;
+        const double off = rows.offset ? (*rows.offset)[row] : 0.0;
+        const double trials = rows.trials ? (*rows.trials)[row] : 0.0;
+        double sum = 0, sum2 = 0, var_sum = 0;
+        for (Eigen::Index s = 0; s < S; ++s) {
+          const double e = eta(s, i) + off, v = family.mean(e, trials);
+          mu[static_cast<size_t>(s)] = v;
+          sum += v;
+          sum2 += v * v;
+          if (!family.binary()) var_sum += family.variance(e, trials, sigma[s]);
+        }
+        const double dS = static_cast<double>(S), mean = sum / dS;
         out.mean[row] = mean;
-        out.sd[row] =
-            S > 1 ? std::sqrt(std::max(0.0, (sum2 - S * mean * mean) / static_cast<double>(S - 1))) : 0.0;
-        std::sort(p.begin(), p.end());
-        out.q05[row] = quantile_sorted(p, 0.05);
-        out.q95[row] = quantile_sorted(p, 0.95);
+        out.sd[row] = S > 1 ? std::sqrt(std::max(0.0, (sum2 - dS * mean * mean) / (dS - 1))) : 0.0;
+        if (!family.binary())  // the mixture over draws: variances with 1/S
+          out.predictive_sd[row] = std::sqrt(std::max(0.0, sum2 / dS - mean * mean) + var_sum / dS);
+        std::sort(mu.begin(), mu.end());
+        out.q05[row] = quantile_sorted(mu, 0.05);
+        out.q95[row] = quantile_sorted(mu, 0.95);
         if (y) {
-          // log mean_s p(y | theta_s), by log-sum-exp over the draws' log densities
-          const double sign = (*y)[row] > 0.5 ? 1.0 : -1.0;
+          // log mean_s p(y | theta_s), by log-sum-exp over the draws' log densities.
           double mx = -INFINITY;
-          for (Eigen::Index s = 0; s < S; ++s) mx = std::max(mx, log_sigmoid(sign * eta(s, i)));
+          for (Eigen::Index s = 0; s < S; ++s) {
+            lp[static_cast<size_t>(s)] = family.log_density((*y)[row], eta(s, i) + off, trials, sigma[s]);
+            mx = std::max(mx, lp[static_cast<size_t>(s)]);
+          }
           double acc = 0;
-          for (Eigen::Index s = 0; s < S; ++s) acc += std::exp(log_sigmoid(sign * eta(s, i)) - mx);
-          out.lpd[row] = mx + std::log(acc / static_cast<double>(S));
+          for (Eigen::Index s = 0; s < S; ++s) acc += std::exp(lp[static_cast<size_t>(s)] - mx);
+          out.lpd[row] = std::isfinite(mx) ? mx + std::log(acc / dS) : mx;  // -inf: y impossible
         }
       }
     }

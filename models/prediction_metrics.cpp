@@ -8,6 +8,16 @@
 
 namespace bvi::models {
 
+PointMetrics point_metrics(const Eigen::VectorXd& mean, const Eigen::VectorXd& y, const Eigen::VectorXd& lpd) {
+  PointMetrics m;
+  m.rows = static_cast<long>(y.size());
+  if (m.rows == 0) return m;
+  m.mean_lpd = lpd.mean();
+  m.rmse = std::sqrt((mean - y).squaredNorm() / static_cast<double>(m.rows));
+  m.mae = (mean - y).cwiseAbs().mean();
+  return m;
+}
+
 BinaryMetrics binary_metrics(const Eigen::VectorXd& p, const Eigen::VectorXd& y, const Eigen::VectorXd& lpd) {
   BinaryMetrics m;
   const Eigen::Index n = p.size();

@@ -1,6 +1,7 @@
 #pragma once
-// Held-out metrics of binary predictions: mean log predictive density, accuracy at 0.5, Brier
-// score and ROC AUC.
+// Held-out metrics: for binary predictions the mean log predictive density, accuracy at 0.5,
+// Brier score and ROC AUC; for counts and real responses the mean log predictive density and the
+// root mean squared and mean absolute errors of the predictive mean.
 #include <Eigen/Core>
 
 namespace bvi::models {
@@ -13,6 +14,15 @@ struct BinaryMetrics {
   double auc = 0;       // P(score of a random positive > a random negative), ties counting half; NaN
                         // when only one class is present
 };
+
+struct PointMetrics {
+  long rows = 0;
+  double mean_lpd = 0;  // as BinaryMetrics
+  double rmse = 0;      // sqrt(mean of (E[y] - y)^2)
+  double mae = 0;       // mean of |E[y] - y|
+};
+
+PointMetrics point_metrics(const Eigen::VectorXd& mean, const Eigen::VectorXd& y, const Eigen::VectorXd& lpd);
 
 BinaryMetrics binary_metrics(const Eigen::VectorXd& p, const Eigen::VectorXd& y, const Eigen::VectorXd& lpd);
 

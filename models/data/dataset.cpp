@@ -100,6 +100,14 @@ ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec) {
   return sel;
 }
 
+std::string check_trials(double v) {
+  return v >= 0.0 && std::floor(v) == v ? std::string() : "trials must be a non-negative integer, got " + shortest(v);
+}
+
+std::string check_exposure(double v) {
+  return v > 0.0 ? std::string() : "exposure must be positive, got " + shortest(v);
+}
+
 template <class T>
 Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::optional<RowRange> rows,
                         const TrialsCheck& against_trials) {
@@ -130,14 +138,9 @@ Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::o
     extras.push_back({column, std::move(check_value)});
     return static_cast<int>(extras.size()) - 1;
   };
-  const int trials_slot = add_extra(sel.trials, [](double v) {
-    return v >= 0.0 && std::floor(v) == v ? std::string()
-                                          : "trials must be a non-negative integer, got " + shortest(v);
-  });
+  const int trials_slot = add_extra(sel.trials, check_trials);
   const int offset_slot = add_extra(sel.offset, {});
-  const int exposure_slot = add_extra(sel.exposure, [](double v) {
-    return v > 0.0 ? std::string() : "exposure must be positive, got " + shortest(v);
-  });
+  const int exposure_slot = add_extra(sel.exposure, check_exposure);
   RowCheck row_check;
   if (trials_slot >= 0 && against_trials)
     row_check = [&against_trials, trials_slot](double y, const double* e) {

@@ -57,6 +57,11 @@ struct ColumnSelection {
 };
 ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec);
 
+// The value rules of the trials and exposure columns: "" when v is fine, else why not (the
+// reader prefixes FILE:LINE and the column). Shared by load_dataset and predict.
+std::string check_trials(double v);
+std::string check_exposure(double v);
+
 // The response judged against its row's number of trials (binomial: y <= trials); "" when fine.
 using TrialsCheck = std::function<std::string(double y, double trials)>;
 
