@@ -118,10 +118,12 @@ int run_predict(const PredictOptions& o) {
   const models::Likelihood& lik = model.likelihood();
   data::RowCheck row_check;
   if (trials_slot >= 0)
-    row_check = [&lik, trials_slot](double v, const double* e) { return lik.check_response(v, e[trials_slot]); };
-  reader.read_rows<double>(0, n, columns, has_y ? response->second : -1,
-                           [&lik](double v) { return lik.check_response(v); }, extras, row_check, x.data(),
-                           has_y ? y.data() : nullptr, extra_values.data());
+    row_check = [&lik, trials_slot](double v, const double* e) {
+      return lik.check_response(v, e[trials_slot]);
+    };
+  reader.read_rows<double>(
+      0, n, columns, has_y ? response->second : -1, [&lik](double v) { return lik.check_response(v); },
+      extras, row_check, x.data(), has_y ? y.data() : nullptr, extra_values.data());
   // New rows are standardized with the training statistics, never their own.
   if (fit.center.size() > 0) data::apply_standardization(x, fit.center, fit.scale);
   Eigen::VectorXd trials, offset;
@@ -179,8 +181,8 @@ int run_predict(const PredictOptions& o) {
     metrics["rmse"] = m.rmse;
     metrics["mae"] = m.mae;
     char line[200];
-    std::snprintf(line, sizeof line, "%ld rows: mean log predictive density %.6g, RMSE %.6g, MAE %.6g", m.rows,
-                  m.mean_lpd, m.rmse, m.mae);
+    std::snprintf(line, sizeof line, "%ld rows: mean log predictive density %.6g, RMSE %.6g, MAE %.6g",
+                  m.rows, m.mean_lpd, m.rmse, m.mae);
     cli_logger().info(line);
     std::fprintf(stderr, "%s\n", line);
   } else if (!o.metrics.empty()) {

@@ -38,7 +38,8 @@ Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) 
   bool ok = false;
   const PredictFamily family = PredictFamily::named(fit.likelihood, &ok);
   if (!ok)
-    throw config_error("/model/likelihood", "predict does not support the likelihood '" + fit.likelihood + "' yet");
+    throw config_error("/model/likelihood",
+                       "predict does not support the likelihood '" + fit.likelihood + "' yet");
   const data::RowMatrix<double>& x = rows.x;
   const Eigen::VectorXd* y = rows.y;
   const Eigen::Index n = x.rows(), D = x.cols(), S = fit.draws.rows();
@@ -48,12 +49,14 @@ Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) 
   const Eigen::Index alpha = column_of(fit, "alpha"), sigma_col = column_of(fit, "sigma");
   Eigen::Index beta = column_of(fit, "beta.1");
   if (beta < 0 && D == 1) beta = column_of(fit, "beta");
-  if (D > 0 && (beta < 0 || beta + D > fit.draws.cols())) throw std::logic_error("predict: the draws have no beta columns");
+  if (D > 0 && (beta < 0 || beta + D > fit.draws.cols()))
+    throw std::logic_error("predict: the draws have no beta columns");
   if (family.kind() == PredictFamily::Kind::normal && sigma_col < 0)
     throw std::logic_error("predict: the draws have no sigma column");
   const Eigen::MatrixXd B = D > 0 ? Eigen::MatrixXd(fit.draws.middleCols(beta, D)) : Eigen::MatrixXd(S, 0);
   const Eigen::VectorXd a = alpha >= 0 ? Eigen::VectorXd(fit.draws.col(alpha)) : Eigen::VectorXd::Zero(S);
-  const Eigen::VectorXd sigma = sigma_col >= 0 ? Eigen::VectorXd(fit.draws.col(sigma_col)) : Eigen::VectorXd::Ones(S);
+  const Eigen::VectorXd sigma =
+      sigma_col >= 0 ? Eigen::VectorXd(fit.draws.col(sigma_col)) : Eigen::VectorXd::Ones(S);
 
   Predictions out;
   out.mean.resize(n);

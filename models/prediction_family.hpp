@@ -33,11 +33,16 @@ class PredictFamily {
   // E[y | eta] (binomial: n p, the expected successes of the row's n trials).
   double mean(double eta, double trials) const {
     switch (kind_) {
-      case Kind::bernoulli_logit: return sigmoid(eta);
-      case Kind::bernoulli_probit: return std::exp(math::log_ndtr(eta));
-      case Kind::binomial_logit: return trials * sigmoid(eta);
-      case Kind::poisson_log: return std::exp(eta);
-      case Kind::normal: return eta;
+      case Kind::bernoulli_logit:
+        return sigmoid(eta);
+      case Kind::bernoulli_probit:
+        return std::exp(math::log_ndtr(eta));
+      case Kind::binomial_logit:
+        return trials * sigmoid(eta);
+      case Kind::poisson_log:
+        return std::exp(eta);
+      case Kind::normal:
+        return eta;
     }
     return 0;
   }
@@ -45,11 +50,16 @@ class PredictFamily {
   // Var[y | eta, sigma].
   double variance(double eta, double trials, double sigma) const {
     switch (kind_) {
-      case Kind::bernoulli_logit: return sigmoid(eta) * sigmoid(-eta);
-      case Kind::bernoulli_probit: return std::exp(math::log_ndtr(eta) + math::log_ndtr(-eta));
-      case Kind::binomial_logit: return trials * sigmoid(eta) * sigmoid(-eta);
-      case Kind::poisson_log: return std::exp(eta);
-      case Kind::normal: return sigma * sigma;
+      case Kind::bernoulli_logit:
+        return sigmoid(eta) * sigmoid(-eta);
+      case Kind::bernoulli_probit:
+        return std::exp(math::log_ndtr(eta) + math::log_ndtr(-eta));
+      case Kind::binomial_logit:
+        return trials * sigmoid(eta) * sigmoid(-eta);
+      case Kind::poisson_log:
+        return std::exp(eta);
+      case Kind::normal:
+        return sigma * sigma;
     }
     return 0;
   }
@@ -57,15 +67,18 @@ class PredictFamily {
   // log p(y | eta, sigma), every constant included.
   double log_density(double y, double eta, double trials, double sigma) const {
     switch (kind_) {
-      case Kind::bernoulli_logit: return log_sigmoid(y > 0.5 ? eta : -eta);
-      case Kind::bernoulli_probit: return math::log_ndtr(y > 0.5 ? eta : -eta);
+      case Kind::bernoulli_logit:
+        return log_sigmoid(y > 0.5 ? eta : -eta);
+      case Kind::bernoulli_probit:
+        return math::log_ndtr(y > 0.5 ? eta : -eta);
       case Kind::binomial_logit: {
         double lp = math::log_binomial_coefficient(trials, y);
         if (y != 0) lp += y * log_sigmoid(eta);  // zero counts drop their term: no 0 * inf
         if (trials != y) lp += (trials - y) * log_sigmoid(-eta);
         return lp;
       }
-      case Kind::poisson_log: return (y != 0 ? y * eta : 0.0) - std::exp(eta) - math::log_factorial(y);
+      case Kind::poisson_log:
+        return (y != 0 ? y * eta : 0.0) - std::exp(eta) - math::log_factorial(y);
       case Kind::normal: {
         const double z = (y - eta) / sigma;
         return -0.5 * z * z - std::log(sigma) - math::kLogSqrt2Pi;
@@ -76,8 +89,12 @@ class PredictFamily {
 
  private:
   explicit PredictFamily(Kind kind) : kind_(kind) {}
-  static double sigmoid(double z) { return z >= 0 ? 1.0 / (1.0 + std::exp(-z)) : std::exp(z) / (1.0 + std::exp(z)); }
-  static double log_sigmoid(double z) { return z >= 0 ? -std::log1p(std::exp(-z)) : z - std::log1p(std::exp(z)); }
+  static double sigmoid(double z) {
+    return z >= 0 ? 1.0 / (1.0 + std::exp(-z)) : std::exp(z) / (1.0 + std::exp(z));
+  }
+  static double log_sigmoid(double z) {
+    return z >= 0 ? -std::log1p(std::exp(-z)) : z - std::log1p(std::exp(z));
+  }
 
   Kind kind_;
 };

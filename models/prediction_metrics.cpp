@@ -8,7 +8,8 @@
 
 namespace bvi::models {
 
-PointMetrics point_metrics(const Eigen::VectorXd& mean, const Eigen::VectorXd& y, const Eigen::VectorXd& lpd) {
+PointMetrics point_metrics(const Eigen::VectorXd& mean, const Eigen::VectorXd& y,
+                           const Eigen::VectorXd& lpd) {
   PointMetrics m;
   m.rows = static_cast<long>(y.size());
   if (m.rows == 0) return m;

@@ -101,7 +101,8 @@ ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec) {
 }
 
 std::string check_trials(double v) {
-  return v >= 0.0 && std::floor(v) == v ? std::string() : "trials must be a non-negative integer, got " + shortest(v);
+  return v >= 0.0 && std::floor(v) == v ? std::string()
+                                        : "trials must be a non-negative integer, got " + shortest(v);
 }
 
 std::string check_exposure(double v) {
