@@ -3,8 +3,9 @@
 // For S draws and a block of m rows:
 //   eta_sn = alpha_s + x_n . beta_s + offset_n     the logits: one GEMM, Z = beta X^T
 //   out_s  = sum_n l(y_n | eta_sn)                 the family, elementwise, in one pass
-// and, with g_sn = dl/deta_sn from the same pass (it overwrites eta), the backward pass is one GEMM:
+// and, with g_sn = dl/deta_sn from the same pass (it overwrites eta), the gradient is one GEMM:
 //   dbeta += diag(dout) G X,   dalpha += dout .* rowsum(G),   and the family's own parameters.
+// Unlike bernoulli_logit_glm the block is not tiled for the cache: S x m logits are stored whole.
 //
 // A Family is a small trivially-destructible functor (it is captured by the backward closure):
 //   template <class T> using Compute = ...;  precision of the elementwise pass for features of
@@ -17,16 +18,16 @@
 //                                            family saves what backward() needs in the arena
 //   void backward(const double* dout) const; adds dout_s * d out_s / d own parameters
 // Only this header's includers instantiate the kernel: one .cpp per family.
+#include <algorithm>
 #include <stdexcept>
 #include <type_traits>
 
+#include "inference/ad/gemm.hpp"
 #include "inference/ad/ops/glm_rows.hpp"
 #include "inference/ad/tape.hpp"
 
 namespace bvi::ad::glm_detail {
 
-template <class T>
-using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 template <class T>
 using ColMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
 template <class T>
@@ -39,6 +40,10 @@ T* arena_array(Tape& tape, Index n) {
 
 // `alpha` (S x 1) may be null (no intercept); `beta` is S x D; `x` is the block's m x D features,
 // row-major, of type T (float: the GEMMs run in single precision, the sums in double).
+// Both products run through GemmWorkspace (packing buffers from the arena: no malloc once warm),
+// and the gradient's G X is formed in the forward pass while G is fresh (as Stan's GLMs and
+// bernoulli_logit_glm do), so the backward closure only scales it by the output adjoint:
+//   dbeta_s += dout_s sum_n g_sn x_n,   dalpha_s += dout_s sum_n g_sn.
 template <class Family, class T>
 Var glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, Family family) {
   using C = typename Family::template Compute<T>;
@@ -48,29 +53,34 @@ Var glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, Fami
   if (alpha && (alpha->rows() != S || alpha->cols() != 1))
     throw std::invalid_argument("glm: alpha must be S x 1");
   Tape& tape = beta.tape();
-  const bool needs_adj = beta.has_adj() || (alpha && alpha->has_adj()) || family.has_adj();
+  const bool alpha_adj = alpha && alpha->has_adj();
+  const bool beta_adj = beta.has_adj() && D > 0;
+  const bool needs_adj = beta.has_adj() || alpha_adj || family.has_adj();
   Var out = tape.make(S, 1, needs_adj);
   Eigen::Map<Eigen::ArrayXd> ll(tape.val_ptr(out), S);
+  GemmWorkspace<T> gemm(tape.arena());
 
-  // Z = beta X^T in T precision, S x m.
-  Eigen::Map<const RowMat<T>> X(x, m, D);
-  Eigen::Map<ColMat<T>> Z(arena_array<T>(tape, S * m), S, m);
-  if (D == 0 || m == 0) {
-    Z.setZero();
-  } else if constexpr (std::is_same_v<T, double>) {
-    Z.noalias() = beta.mat() * X.transpose();
+  // Z = beta X^T in T precision, S x m: X^T is X's row-major storage read column-major (D x m);
+  // beta's columns are S apart. A float copy of beta for float data.
+  T* z = arena_array<T>(tape, S * m);
+  std::fill(z, z + S * m, T(0));
+  const T* b = nullptr;
+  if constexpr (std::is_same_v<T, double>) {
+    b = beta.val_data();
   } else {
-    Eigen::Map<ColMat<T>> B(arena_array<T>(tape, S * D), S, D);
-    B = beta.mat().template cast<T>();
-    Z.noalias() = B * X.transpose();
+    T* bf = arena_array<T>(tape, S * D);
+    const double* bv = beta.val_data();
+    for (Index i = 0; i < S * D; ++i) bf[i] = static_cast<T>(bv[i]);
+    b = bf;
   }
+  gemm.template add_product<Eigen::ColMajor, Eigen::ColMajor>(S, m, D, b, S, x, D, z, S);
   // eta in the family's precision: Z itself, or a double copy of float logits.
   C* eta_data = nullptr;
   if constexpr (std::is_same_v<C, T>) {
-    eta_data = Z.data();
+    eta_data = z;
   } else {
     eta_data = arena_array<C>(tape, S * m);
-    Eigen::Map<ColMat<C>>(eta_data, S, m) = Z.template cast<C>();
+    for (Index i = 0; i < S * m; ++i) eta_data[i] = static_cast<C>(z[i]);
   }
   Eigen::Map<ColMat<C>> eta(eta_data, S, m);
   if (alpha) eta.colwise() += alpha->mat().col(0).template cast<C>();
@@ -78,44 +88,47 @@ Var glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, Fami
     eta.rowwise() += Eigen::Map<const Eigen::RowVectorXd>(rows.offset, m).template cast<C>();
 
   family.forward(tape, ArrayMap<C>(eta_data, S, m), rows, ll, needs_adj);
+  if (!needs_adj) return out;
 
-  if (needs_adj) {
-    const Var a = alpha ? *alpha : Var();  // an empty Var when there is no intercept
-    // For float data the backward GEMM needs a float S x D result before it is added in double,
-    // and a float copy of G when the family ran in double.
-    T* gb = std::is_same_v<T, double> ? nullptr : arena_array<T>(tape, S * D);
-    T* g_low = std::is_same_v<C, T> ? nullptr : arena_array<T>(tape, S * m);
-    tape.on_backward([beta, a, out, family, eta_data, gb, g_low, x, S, D, m] {
-      Eigen::Map<ColMat<C>> G(eta_data, S, m);
-      Eigen::Map<const Eigen::ArrayXd> dout(out.adj_data(), S);
-      family.backward(out.adj_data());
-      G.array().colwise() *= dout.template cast<C>();
-      if (a.has_adj()) {
-        // dalpha_s += sum_n G_sn, column by column: an explicit order, so the bits do not depend
-        // on the alignment of the destination (Eigen's rowwise().sum() pairs terms differently
-        // in its vectorized and scalar paths).
-        double* da = a.adj_data();
-        for (Index n = 0; n < m; ++n)
-          for (Index s = 0; s < S; ++s) da[s] += static_cast<double>(G(s, n));
-      }
-      if (beta.has_adj() && D > 0 && m > 0) {
-        Eigen::Map<const RowMat<T>> Xb(x, m, D);
-        if constexpr (std::is_same_v<T, double>) {
-          beta.adj_mat().noalias() += G * Xb;
-        } else {
-          Eigen::Map<ColMat<T>> GB(gb, S, D);
-          if constexpr (std::is_same_v<C, T>) {
-            GB.noalias() = G * Xb;
-          } else {
-            Eigen::Map<ColMat<T>> GL(g_low, S, m);
-            GL = G.template cast<T>();
-            GB.noalias() = GL * Xb;
-          }
-          beta.adj_mat() += GB.template cast<double>();
-        }
-      }
-    });
+  // G = d out / d eta now sits in eta_data.
+  double* gsum = nullptr;
+  if (alpha_adj) {
+    // sum_n G_sn column by column: an explicit order, so the bits do not depend on alignment.
+    gsum = arena_array<double>(tape, S);
+    std::fill(gsum, gsum + S, 0.0);
+    for (Index n = 0; n < m; ++n)
+      for (Index s = 0; s < S; ++s) gsum[s] += static_cast<double>(eta_data[n * S + s]);
   }
+  double* gx = nullptr;
+  if (beta_adj) {
+    gx = arena_array<double>(tape, S * D);
+    std::fill(gx, gx + S * D, 0.0);
+    if constexpr (std::is_same_v<T, double>) {
+      gemm.template add_product<Eigen::ColMajor, Eigen::RowMajor>(S, D, m, eta_data, S, x, D, gx, S);
+    } else {
+      // Float data: G in float (a copy when the family ran in double), a float S x D product,
+      // added in double.
+      T* g = nullptr;
+      if constexpr (std::is_same_v<C, T>) {
+        g = eta_data;
+      } else {
+        g = arena_array<T>(tape, S * m);
+        for (Index i = 0; i < S * m; ++i) g[i] = static_cast<T>(eta_data[i]);
+      }
+      T* gxt = arena_array<T>(tape, S * D);
+      std::fill(gxt, gxt + S * D, T(0));
+      gemm.template add_product<Eigen::ColMajor, Eigen::RowMajor>(S, D, m, g, S, x, D, gxt, S);
+      for (Index i = 0; i < S * D; ++i) gx[i] = static_cast<double>(gxt[i]);
+    }
+  }
+  const Var bv = beta_adj ? beta : Var();
+  const Var av = alpha_adj ? *alpha : Var();  // empty Vars when there is nothing to propagate
+  tape.on_backward([bv, av, out, family, gx, gsum, S, D] {
+    Eigen::Map<const Eigen::ArrayXd> dout(out.adj_data(), S);
+    family.backward(out.adj_data());
+    if (bv.has_adj()) bv.adj() += Eigen::Map<const Eigen::ArrayXXd>(gx, S, D).colwise() * dout;
+    if (av.has_adj()) av.adj().col(0) += dout * Eigen::Map<const Eigen::ArrayXd>(gsum, S);
+  });
   return out;
 }
 

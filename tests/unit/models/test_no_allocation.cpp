@@ -73,15 +73,28 @@ using namespace bvi;
 #ifdef BVI_COUNT_MALLOC
 namespace {
 
+// The 0/1 responses of the synthetic data are valid for every likelihood (binomial with one trial
+// per row, poisson counts, normal values); binomial reads trials and poisson an offset.
 template <class T>
-long mallocs_per_evaluation(bool fused, long n, long d, long S, long block_rows) {
+long mallocs_per_evaluation(bool fused, long n, long d, long S, long block_rows,
+                            const std::string& likelihood = "bernoulli_logit") {
   const test::SyntheticData synth = test::synthetic_logistic(n, d, 3);
   const bvi::data::RowMatrix<T> x = synth.x.cast<T>();
-  const models::Model model =
-      models::Model::build(test::logistic_config(true, {0.0}, {2.0}), test::feature_names(int(d)), {fused});
+  spec::ModelConfig config = test::logistic_config(true, {0.0}, {2.0});
+  config.likelihood = likelihood;
+  if (likelihood == "normal") {
+    spec::PriorConfig sigma = config.priors.at("alpha");
+    sigma.pointer = "/model/priors/sigma";
+    config.priors["sigma"] = sigma;
+  }
+  const models::Model model = models::Model::build(config, test::feature_names(int(d)), {fused});
   reduce::SerialCommunicator comm;
   reduce::ChunkReducer reducer(reduce::ShardPlan::make(n, block_rows), comm, 1);
-  models::LogJoint<T> lj(model, models::DataView<T>{x.data(), synth.y.data(), n, d, 0, n}, reducer);
+  const Eigen::VectorXd trials = Eigen::VectorXd::Ones(n), offset = Eigen::VectorXd::Constant(n, 0.1);
+  models::DataView<T> view{x.data(), synth.y.data(), n, d, 0, n};
+  if (likelihood == "binomial_logit") view.trials = trials.data();
+  if (likelihood == "poisson_log") view.offset = offset.data();
+  models::LogJoint<T> lj(model, view, reducer);
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(0.0, 0.3);
   Eigen::MatrixXd theta(S, model.dim()), grad;
@@ -113,6 +126,11 @@ TEST_CASE("a warmed-up log joint evaluation calls malloc zero times") {
     CHECK(mallocs_per_evaluation<double>(fused, 5000, 10, 128, 1024) == 0);
     CHECK(mallocs_per_evaluation<float>(fused, 5000, 10, 128, 1024) == 0);
     CHECK(mallocs_per_evaluation<double>(fused, 700, 1000, 16, 64) == 0);
+    for (const char* likelihood : {"bernoulli_probit", "binomial_logit", "poisson_log", "normal"}) {
+      INFO(std::string(likelihood));
+      CHECK(mallocs_per_evaluation<double>(fused, 5000, 10, 128, 1024, likelihood) == 0);
+      CHECK(mallocs_per_evaluation<float>(fused, 5000, 10, 128, 1024, likelihood) == 0);
+    }
   }
 #endif
 }
