@@ -45,7 +45,10 @@ std::string join(const std::vector<std::string>& items, const std::string& sep, 
 std::string format_hyper(const spec::HyperValue& h) {
   std::ostringstream os;
   os.precision(6);
-  if (h.values.size() == 1) {
+  if (h.is_expression()) {
+    if (h.factor != 1.0) os << h.factor << " * ";
+    for (size_t i = 0; i < h.names.size(); ++i) os << (i ? " * " : "") << h.names[i];
+  } else if (h.values.size() == 1) {
     os << h.values[0];
   } else {
     os << "[" << h.values.size() << " values]";

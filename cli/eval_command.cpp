@@ -4,6 +4,7 @@
 
 #include "cli/common_options.hpp"
 #include "cli/logging.hpp"
+#include "cli/number_format.hpp"
 #include "common/error.hpp"
 #include "inference/reduce/chunk_reducer.hpp"
 #include "inference/reduce/collective_error.hpp"
@@ -31,17 +32,6 @@ CLI::App* setup_eval(CLI::App& app, EvalOptions& o) {
   add_log_level_option(*cmd, o.log_level);
   return cmd;
 }
-
-namespace {
-
-// %.17g round-trips a double; non-finite values are written as nan, inf, -inf.
-void append_number(std::string& out, double x) {
-  char buf[32];
-  const int n = std::snprintf(buf, sizeof buf, "%.17g", x);
-  out.append(buf, static_cast<size_t>(n));
-}
-
-}  // namespace
 
 int run_eval(const EvalOptions& o, reduce::Communicator& comm) {
   setup_logging(o.log_level, comm.is_root() ? Verbosity::normal : Verbosity::quiet);

@@ -124,6 +124,10 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
   record.ranks = comm.size();
   record.rows = problem.data.total_rows;
   record.features = static_cast<long long>(problem.data.feature_names.size());
+  record.feature_names = problem.data.feature_names;
+  record.response = problem.data.response_name;
+  record.center = problem.data.center;
+  record.scale = problem.data.scale;
 
   if (root && !run.converged && !run.interrupted && config.inference.tol_rel_obj)
     cli_logger().warn(

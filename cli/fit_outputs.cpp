@@ -4,18 +4,13 @@
 #include <cstdio>
 
 #include "bvi_version.hpp"
+#include "cli/number_format.hpp"
 
 namespace bvi::cli {
 
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-void append(std::string& out, double x) {
-  char buf[32];
-  const int n = std::snprintf(buf, sizeof buf, "%.17g", x);
-  out.append(buf, static_cast<size_t>(n));
-}
 
 // JSON has no infinities; a non-finite number is written as null.
 Json number(double x) {
@@ -66,6 +61,19 @@ Json summary_json(const FitRecord& r) {
   s["rows"] = r.rows;
   s["features"] = r.features;
   s["version"] = kVersion;
+  // The data the fit was made on, as `predict` needs it to treat new rows the same way.
+  Json data;
+  data["response"] = r.response;
+  data["features"] = r.feature_names;
+  data["likelihood"] = r.config->model.likelihood;
+  data["intercept"] = r.config->model.intercept;
+  if (r.center.size() > 0) {
+    data["standardization"] = {{"center", std::vector<double>(r.center.data(), r.center.data() + r.center.size())},
+                               {"scale", std::vector<double>(r.scale.data(), r.scale.data() + r.scale.size())}};
+  } else {
+    data["standardization"] = nullptr;
+  }
+  s["data"] = std::move(data);
   return s;
 }
 
@@ -108,18 +116,18 @@ std::string draws_csv(const FitRecord& r) {
   out += "0,0,0";
   for (const auto& p : r.parameters) {
     out += ',';
-    append(out, p.mean);
+    append_number(out, p.mean);
   }
   out += '\n';
   const auto& d = r.final->draws;
   for (Eigen::Index s = 0; s < r.constrained_draws.rows(); ++s) {
     out += "0,";
-    append(out, d.log_p[s]);
+    append_number(out, d.log_p[s]);
     out += ',';
-    append(out, d.log_q[s]);
+    append_number(out, d.log_q[s]);
     for (Eigen::Index j = 0; j < r.constrained_draws.cols(); ++j) {
       out += ',';
-      append(out, r.constrained_draws(s, j));
+      append_number(out, r.constrained_draws(s, j));
     }
     out += '\n';
   }
@@ -134,9 +142,9 @@ std::string elbo_csv(const FitRecord& r) {
     std::snprintf(buf, sizeof buf, "%.6f", row.seconds);
     out += buf;
     out += ',';
-    append(out, row.elbo);
+    append_number(out, row.elbo);
     out += ',';
-    if (std::isfinite(row.rel_change)) append(out, row.rel_change);  // empty: no predecessor
+    if (std::isfinite(row.rel_change)) append_number(out, row.rel_change);  // empty: no predecessor
     out += '\n';
   }
   return out;

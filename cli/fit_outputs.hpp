@@ -22,6 +22,10 @@ struct FitRecord {
   long long seed = 0;
   int threads = 1, ranks = 1;
   long long rows = 0, features = 0;
+  // What `predict` needs to apply the fit to new rows.
+  std::vector<std::string> feature_names;
+  std::string response;
+  Eigen::VectorXd center, scale;  // empty unless the features were standardized
   double seconds = 0;
 };
 

@@ -10,6 +10,7 @@
 #include "cli/check_command.hpp"
 #include "cli/eval_command.hpp"
 #include "cli/fit_command.hpp"
+#include "cli/predict_command.hpp"
 #include "cli/simulate_command.hpp"
 #include "common/error.hpp"
 #include "inference/reduce/mpi_communicator.hpp"
@@ -34,11 +35,13 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
 
   bvi::cli::FitOptions fit_opts;
+  bvi::cli::PredictOptions predict_opts;
   bvi::cli::EvalOptions eval_opts;
   bvi::cli::CheckOptions check_opts;
   bvi::cli::SimulateOptions simulate_opts;
   CLI::App* fit_cmd = bvi::cli::setup_fit(app, fit_opts);
   CLI::App* eval_cmd = bvi::cli::setup_eval(app, eval_opts);
+  CLI::App* predict_cmd = bvi::cli::setup_predict(app, predict_opts);
   CLI::App* check_cmd = bvi::cli::setup_check(app, check_opts);
   CLI::App* simulate_cmd = bvi::cli::setup_simulate(app, simulate_opts);
 
@@ -57,8 +60,9 @@ int main(int argc, char** argv) {
     if (argc > 1 && argv[1][0] != '-') {
       const std::string first = argv[1];
       const bool known = first == fit_cmd->get_name() || first == eval_cmd->get_name() ||
+                         first == predict_cmd->get_name() ||
                          first == check_cmd->get_name() || first == simulate_cmd->get_name();
-      if (!known) what = "unknown command '" + first + "'; the commands are fit, eval, check and simulate";
+      if (!known) what = "unknown command '" + first + "'; the commands are fit, eval, predict, check and simulate";
     }
     // Under mpirun every rank parses the same command line; one message is enough.
     if (bvi::reduce::launcher_rank() == 0) print_error("command line", what + " (see bayes-vi --help)");
@@ -85,6 +89,7 @@ int main(int argc, char** argv) {
     if (eval_cmd->parsed()) return bvi::cli::run_eval(eval_opts, comm);
     if (check_cmd->parsed()) return bvi::cli::run_check(check_opts, comm);
     // Writing a dataset is one process's job; under mpirun the other ranks have nothing to do.
+    if (predict_cmd->parsed()) return comm.is_root() ? bvi::cli::run_predict(predict_opts) : 0;
     if (simulate_cmd->parsed()) return comm.is_root() ? bvi::cli::run_simulate(simulate_opts) : 0;
   } catch (const bvi::Error& e) {
     return fail(e.where(), e.detail(), e.code(), e.collective());

@@ -44,23 +44,34 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
 
   // Likelihood: the rows this process holds, block by block, each chunk into its own slot.
   const Index len = grad ? S + S * P : S;
-  total_.resize(len);
-  const double* param_vals = params.val_data();
-  const reduce::ShardPlan& plan = reducer_.plan();
-  const Likelihood& lik = model_.likelihood();
+  // Grows to the largest request and stays: value-only and gradient passes alternate in a run,
+  // and resizing to each one's length would reallocate every time.
+  if (total_.size() < len) total_.resize(len);
+  // What the row-block work needs, behind one pointer: a lambda capturing all of it by
+  // reference would not fit std::function's small buffer and would allocate on every call.
+  struct BlockWork {
+    LogJoint& self;
+    const double* param_vals;
+    Index S, P;
+    bool grad;
+  } ctx{*this, params.val_data(), S, P, grad != nullptr};
   reducer_.sum(
       len,
-      [&](int thread, Index chunk, double* partial) {
-        ad::Tape& tape = *tapes_[thread];
+      [w = &ctx](int thread, Index chunk, double* partial) {
+        LogJoint& lj = w->self;
+        const reduce::ShardPlan& plan = lj.reducer_.plan();
+        const Likelihood& lik = lj.model_.likelihood();
+        ad::Tape& tape = *lj.tapes_[thread];
+        const Index S = w->S, P = w->P;
         const Index end = plan.chunk_end_row(chunk);
         for (Index r0 = plan.chunk_begin_row(chunk); r0 < end; r0 += plan.block_rows) {
-          const Index local = r0 - data_.first_row;
+          const Index local = r0 - lj.data_.first_row;
           const Index m = std::min(plan.block_rows, end - r0);
-          DataBlock<T> block{data_.x + local * data_.cols, data_.y + local, m, data_.cols};
+          DataBlock<T> block{lj.data_.x + local * lj.data_.cols, lj.data_.y + local, m, lj.data_.cols};
           tape.rewind();
-          ad::Var p = grad ? tape.leaf(param_vals, partial + S, S, P) : tape.constant(param_vals, S, P);
+          ad::Var p = w->grad ? tape.leaf(w->param_vals, partial + S, S, P) : tape.constant(w->param_vals, S, P);
           ad::Var ll = lik.log_lik(p, block);
-          if (grad) tape.backward(ll);
+          if (w->grad) tape.backward(ll);
           Eigen::Map<Eigen::ArrayXd>(partial, S) += ll.val().col(0);
         }
       },

@@ -12,8 +12,15 @@
 namespace bvi::models {
 
 Index default_block_rows(Index features) {
-  // ~256 KiB of float64 features per block, between 64 and 1024 rows.
-  return std::clamp<Index>(32768 / std::max<Index>(features, 1), 64, 1024);
+  // The fused likelihood cuts a block into cache-sized row tiles itself (bernoulli_logit_glm.cpp),
+  // so a block only has to amortize the per-block tape work (rewind, the S x D gradient sum,
+  // the draws cast to float): 512 rows are within 3 % of the best measured for D = 10 to 1000
+  // (bench_log_joint --profile fused --block-rows R), where 64 rows cost 8 % at D = 1000. The
+  // composed path materializes S x block arrays and prefers 64-256 rows, but stays within 1.5x
+  // of the reference at 512. At most 4 MiB of float64 features, so that a float block's double
+  // copy on the composed path stays small when D is in the ten thousands.
+  const Index cap = (Index(4) << 20) / (8 * std::max<Index>(features, 1));
+  return std::clamp<Index>(cap, 16, 512);
 }
 
 template <class T>

@@ -30,8 +30,8 @@ struct LoadOptions {
   int threads = 1;       // for the passes over the rows (standardization)
 };
 
-// Rows per block: enough to amortize the GEMM call, few enough that a block of features and
-// the S x block logits stay in the core's cache.
+// Rows per block: enough to amortize the per-block tape work; the fused likelihood tiles a block
+// into cache-sized pieces itself. Depends on the data only, never on threads or ranks.
 Index default_block_rows(Index features);
 
 // Reads the data for `config` (the rows of this rank only; every rank scans the file but parses

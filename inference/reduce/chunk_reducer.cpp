@@ -28,16 +28,22 @@ void ChunkReducer::sum(Index len, const Work& work, double* total, double flops)
   Index useful = threads_;
   if (flops >= 0) useful = std::max<Index>(1, static_cast<Index>(flops / kFlopsPerThread));
   const int nt = static_cast<int>(std::min<Index>({threads_, useful, std::max<Index>(owned, 1)}));
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-  for (Index k = 0; k < owned; ++k) {
+  auto run_chunk = [&](Index k, int thread) {
     double* partial = local_.data() + k * stride;
     std::fill(partial, partial + len, 0.0);
     try {
-      work(omp_get_thread_num(), first_chunk_ + k, partial);
+      work(thread, first_chunk_ + k, partial);
     } catch (...) {
 #pragma omp critical(bvi_reducer_error)
       if (!error) error = std::current_exception();
     }
+  };
+  if (nt == 1) {
+    // No OpenMP region for one thread: libgomp allocates a team for every region it starts.
+    for (Index k = 0; k < owned; ++k) run_chunk(k, 0);
+  } else {
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+    for (Index k = 0; k < owned; ++k) run_chunk(k, omp_get_thread_num());
   }
   // Under MPI the ranks agree on failure before the gather, so a rank whose chunk failed cannot
   // leave the others waiting in it.

@@ -29,38 +29,27 @@ std::invoke_result_t<F> collectively(Communicator& comm, F&& f) {
       throw;
     }
   }
-  Error local(ExitCode::software, "", "");
-  bool failed = false;
+  // This rank's outcome: the error it threw, if any (as an Error, whatever it was).
+  std::optional<Error> local;
+  auto attempt = [&](auto&& body) {
+    try {
+      body();
+    } catch (const Error& e) {
+      local = e;
+    } catch (const std::bad_alloc&) {
+      local = Error(ExitCode::software, "", "out of memory");
+    } catch (const std::exception& e) {
+      local = Error(ExitCode::software, "internal error", e.what());
+    }
+  };
   using R = decltype(std::forward<F>(f)());
   if constexpr (std::is_void_v<R>) {
-    try {
-      std::forward<F>(f)();
-    } catch (const Error& e) {
-      local = e;
-      failed = true;
-    } catch (const std::bad_alloc&) {
-      local = Error(ExitCode::software, "", "out of memory");
-      failed = true;
-    } catch (const std::exception& e) {
-      local = Error(ExitCode::software, "internal error", e.what());
-      failed = true;
-    }
-    agree_on_failure(comm, failed ? &local : nullptr);
+    attempt([&] { std::forward<F>(f)(); });
+    agree_on_failure(comm, local ? &*local : nullptr);
   } else {
     std::optional<R> result;
-    try {
-      result.emplace(std::forward<F>(f)());
-    } catch (const Error& e) {
-      local = e;
-      failed = true;
-    } catch (const std::bad_alloc&) {
-      local = Error(ExitCode::software, "", "out of memory");
-      failed = true;
-    } catch (const std::exception& e) {
-      local = Error(ExitCode::software, "internal error", e.what());
-      failed = true;
-    }
-    agree_on_failure(comm, failed ? &local : nullptr);
+    attempt([&] { result.emplace(std::forward<F>(f)()); });
+    agree_on_failure(comm, local ? &*local : nullptr);
     return R(std::move(*result));
   }
 }

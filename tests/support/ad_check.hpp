@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -17,6 +18,9 @@
 #include "inference/ad/tape.hpp"
 
 namespace bvi::test {
+
+inline const double inf = std::numeric_limits<double>::infinity();
+inline const double qnan = std::numeric_limits<double>::quiet_NaN();
 
 using Arrays = std::vector<Eigen::ArrayXXd>;
 using AdFn = std::function<ad::Var(ad::Tape&, const std::vector<ad::Var>&)>;

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "inference/ad/gemm.hpp"
 #include "inference/ad/tape.hpp"
 
 namespace bvi::ad {
@@ -13,15 +14,20 @@ Var matmul(const Var& a, const Var& b) {
                                 std::to_string(b.rows()) + ")");
   Tape& tape = a.tape();
   Var c = tape.make(a.rows(), b.cols(), any_adj(a, b));
-  Eigen::Map<Eigen::MatrixXd> cv(tape.val_ptr(c), c.rows(), c.cols());
-  if (a.cols() == 0)
-    cv.setZero();
-  else
-    cv.noalias() = a.mat() * b.mat();
+  const Index m = a.rows(), k = a.cols(), n = b.cols();
+  Eigen::Map<Eigen::MatrixXd>(tape.val_ptr(c), m, n).setZero();
+  // Through the arena-backed GEMM: Eigen's own would allocate its packing buffers per call.
+  GemmWorkspace<double>(tape.arena())
+      .add_product<Eigen::ColMajor, Eigen::ColMajor>(m, n, k, a.val_data(), m, b.val_data(), k, tape.val_ptr(c), m);
   if (c.has_adj()) {
-    tape.on_backward([a, b, c] {
-      if (a.has_adj()) a.adj_mat().noalias() += c.adj_mat() * b.mat().transpose();
-      if (b.has_adj()) b.adj_mat().noalias() += a.mat().transpose() * c.adj_mat();
+    tape.on_backward([a, b, c, m, n, k] {
+      GemmWorkspace<double> gemm(a.tape().arena());
+      // dA += dC B^T: B (k x n, column-major) read row-major is B^T.
+      if (a.has_adj())
+        gemm.add_product<Eigen::ColMajor, Eigen::RowMajor>(m, k, n, c.adj_data(), m, b.val_data(), k, a.adj_data(), m);
+      // dB += A^T dC: A (m x k, column-major) read row-major is A^T.
+      if (b.has_adj())
+        gemm.add_product<Eigen::RowMajor, Eigen::ColMajor>(k, n, m, a.val_data(), m, c.adj_data(), m, b.adj_data(), k);
     });
   }
   return c;

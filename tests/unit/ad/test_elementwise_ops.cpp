@@ -12,8 +12,8 @@ using bvi::test::arr;
 using bvi::test::check_op;
 
 namespace {
-const double inf = std::numeric_limits<double>::infinity();
-const double qnan = std::numeric_limits<double>::quiet_NaN();
+using test::inf;
+using test::qnan;
 
 Eigen::ArrayXXd map1(const Eigen::ArrayXXd& x, double (*f)(double)) {
   return x.unaryExpr(f);

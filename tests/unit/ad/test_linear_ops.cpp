@@ -10,8 +10,8 @@ using bvi::test::arr;
 using bvi::test::check_op;
 
 namespace {
-const double inf = std::numeric_limits<double>::infinity();
-const double qnan = std::numeric_limits<double>::quiet_NaN();
+using test::inf;
+using test::qnan;
 
 // Reference broadcasting written independently of the op: index with modulo.
 Eigen::ArrayXXd bin(const Eigen::ArrayXXd& a, const Eigen::ArrayXXd& b, double (*f)(double, double)) {

@@ -11,8 +11,8 @@ using bvi::test::arr;
 using bvi::test::check_op;
 
 namespace {
-const double inf = std::numeric_limits<double>::infinity();
-const double qnan = std::numeric_limits<double>::quiet_NaN();
+using test::inf;
+using test::qnan;
 
 double at(const Eigen::ArrayXXd& a, Eigen::Index i, Eigen::Index j) {
   return a(a.rows() == 1 ? 0 : i, a.cols() == 1 ? 0 : j);

@@ -8,6 +8,7 @@
 #include "inference/advi.hpp"
 #include "inference/final_approximation.hpp"
 #include "support/gaussian_target.hpp"
+#include "support/recording_logger.hpp"
 
 using namespace bvi;
 
@@ -82,11 +83,13 @@ TEST_CASE("the stopping rule ends the run when the ELBO settles") {
 
 TEST_CASE("Stan's eta adaptation picks an eta and the run converges") {
   test::GaussianTarget target(Eigen::Vector2d(1.0, -1.0), test::test_precision(2));
-  NullLogger log;
+  test::RecordingLogger log;
   auto cfg = config("meanfield", "adaptive", 0.0);
   cfg.max_iterations = 2000;
   const vi::AdviResult r = vi::run_advi(target, cfg, log);
   REQUIRE(r.eta.has_value());
+  CHECK(log.debugs().size() >= 2);  // one line per eta tried
+  CHECK(log.infos().back().find("eta adaptation chose eta = ") == 0);
   CHECK((*r.eta == 100 || *r.eta == 10 || *r.eta == 1 || *r.eta == 0.1 || *r.eta == 0.01));
   CHECK((r.q->mean() - target.m()).norm() < 0.2);
 }
@@ -128,9 +131,14 @@ TEST_CASE("non-finite draws are redrawn, and a density that is never finite fail
   auto cfg = config("meanfield", "adam", 0.05);
   cfg.max_iterations = 200;
   HoleyTarget rare(2.5);  // a few draws per step land above 2.5 at first
-  const vi::AdviResult r = vi::run_advi(rare, cfg, log);
+  test::RecordingLogger recorded;
+  const vi::AdviResult r = vi::run_advi(rare, cfg, recorded);
   CHECK(r.redrawn > 0);
   CHECK(r.q->is_finite());
+  // The run reports the redraws through the logger, once.
+  REQUIRE(recorded.infos().size() == 1);
+  CHECK(recorded.infos()[0] == std::to_string(r.redrawn) +
+                                   " draws had a non-finite log density or gradient and were redrawn");
 
   HoleyTarget never(-1e300);
   try {

@@ -1,0 +1,15 @@
+#pragma once
+// Numbers in the CSV that eval and predict print: %.17g round-trips a double; non-finite values
+// are written as nan, inf, -inf, which R, pandas and numpy read.
+#include <cstdio>
+#include <string>
+
+namespace bvi::cli {
+
+inline void append_number(std::string& out, double x) {
+  char buf[32];
+  const int n = std::snprintf(buf, sizeof buf, "%.17g", x);
+  out.append(buf, static_cast<size_t>(n));
+}
+
+}  // namespace bvi::cli

@@ -1,0 +1,24 @@
+#pragma once
+// bayes-vi predict CONFIG --fit DIR [--data NEW.csv] [--draws N] [--metrics FILE]: applies a fit
+// made by `fit --output DIR` to rows of data; per row, the posterior predictive mean of
+// P(y = 1), its sd and 5 % / 95 % quantiles, as CSV on stdout; held-out metrics when the rows
+// have the response.
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace bvi::cli {
+
+struct PredictOptions {
+  std::string config;
+  std::string fit;
+  std::string data;
+  long draws = 0;  // 0: every draw of the fit
+  std::string metrics;
+  int threads = 0;
+  std::string log_level = "warn";
+};
+
+CLI::App* setup_predict(CLI::App& app, PredictOptions& options);
+int run_predict(const PredictOptions& options);
+
+}  // namespace bvi::cli

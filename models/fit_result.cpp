@@ -1,0 +1,105 @@
+#include "models/fit_result.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "common/read_file.hpp"
+#include "models/data/parse_number.hpp"
+
+namespace bvi::models {
+
+namespace {
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  std::string field;
+  while (std::getline(ss, field, ',')) out.push_back(field);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+void read_draws(const std::string& path, FitResult& fit) {
+  std::ifstream in(path);
+  if (!in) throw input_error(path, "cannot open (was the fit made with --output?)");
+  std::string line;
+  long number = 0;
+  std::vector<std::string> header;
+  std::vector<std::vector<double>> rows;
+  bool mean_row_seen = false;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    if (header.empty()) {
+      header = split(line);
+      if (header.size() < 4 || header[0] != "lp__" || header[1] != "log_p__" || header[2] != "log_g__")
+        throw data_error(file_line(path, number),
+                         "not a bayes-vi draws.csv (expected lp__,log_p__,log_g__,...)");
+      continue;
+    }
+    const std::vector<std::string> fields = split(line);
+    if (fields.size() != header.size())
+      throw data_error(file_line(path, number), "expected " + std::to_string(header.size()) +
+                                                    " fields, found " + std::to_string(fields.size()));
+    if (!mean_row_seen) {  // the first row is the mean of the approximation, not a draw
+      mean_row_seen = true;
+      continue;
+    }
+    std::vector<double> row;
+    for (size_t j = 3; j < fields.size(); ++j) {
+      double v;
+      if (data::parse_number(fields[j], v) != data::NumberStatus::ok)
+        throw data_error(file_line(path, number), "column '" + header[j] + "': not a finite number");
+      row.push_back(v);
+    }
+    rows.push_back(std::move(row));
+  }
+  if (header.empty()) throw data_error(path, "no header: not a bayes-vi draws.csv");
+  if (rows.empty()) throw data_error(path, "no draws (was the fit run with output_draws 0?)");
+  fit.names.assign(header.begin() + 3, header.end());
+  fit.draws.resize(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(fit.names.size()));
+  for (size_t s = 0; s < rows.size(); ++s)
+    for (size_t j = 0; j < fit.names.size(); ++j)
+      fit.draws(static_cast<Eigen::Index>(s), static_cast<Eigen::Index>(j)) = rows[s][j];
+}
+
+}  // namespace
+
+FitResult read_fit(const std::string& dir) {
+  namespace fs = std::filesystem;
+  FitResult fit;
+  fit.dir = dir;
+  const std::string summary_path = (fs::path(dir) / "summary.json").string();
+  nlohmann::json s;
+  try {
+    s = nlohmann::json::parse(read_text_file(summary_path));
+  } catch (const nlohmann::json::exception&) {
+    throw data_error(summary_path, "not valid JSON");
+  }
+  try {
+    const auto& d = s.at("data");
+    fit.features = d.at("features").get<std::vector<std::string>>();
+    fit.response = d.at("response").get<std::string>();
+    fit.likelihood = d.at("likelihood").get<std::string>();
+    fit.intercept = d.at("intercept").get<bool>();
+    if (!d.at("standardization").is_null()) {
+      const auto c = d.at("standardization").at("center").get<std::vector<double>>();
+      const auto k = d.at("standardization").at("scale").get<std::vector<double>>();
+      if (c.size() != fit.features.size() || k.size() != fit.features.size())
+        throw std::invalid_argument("standardization of the wrong size");
+      fit.center = Eigen::Map<const Eigen::VectorXd>(c.data(), static_cast<Eigen::Index>(c.size()));
+      fit.scale = Eigen::Map<const Eigen::VectorXd>(k.data(), static_cast<Eigen::Index>(k.size()));
+    }
+  } catch (const std::exception& e) {
+    throw data_error(summary_path, std::string("not the summary of a bayes-vi fit (") + e.what() + ")");
+  }
+  read_draws((fs::path(dir) / "draws.csv").string(), fit);
+  return fit;
+}
+
+}  // namespace bvi::models

@@ -1,0 +1,25 @@
+#pragma once
+// A fit as `bayes-vi fit --output DIR` left it: the draws (draws.csv, constrained scale) and what
+// the summary recorded about the data (features, response, standardization, likelihood).
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+namespace bvi::models {
+
+struct FitResult {
+  std::string dir;
+  std::vector<std::string> names;  // parameter columns of draws.csv, CmdStan names
+  Eigen::MatrixXd draws;           // draws x parameters (the mean row of draws.csv excluded)
+  std::vector<std::string> features;
+  std::string response;
+  std::string likelihood;
+  bool intercept = false;
+  Eigen::VectorXd center, scale;  // empty unless the fit standardized its features
+};
+
+// Reads DIR/summary.json and DIR/draws.csv. Errors: no_input (66) when they cannot be read,
+// data (65, FILE:LINE) when they are not what bayes-vi fit writes.
+FitResult read_fit(const std::string& dir);
+
+}  // namespace bvi::models
