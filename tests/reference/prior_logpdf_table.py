@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""Reference log densities of the prior families, printed as C++ table rows for
-tests/unit/models/test_prior_families.cpp (and digamma values for
-tests/unit/ad/test_special_functions.cpp).
+"""Reference log densities of the prior families and their gradients, printed as C++ table rows
+for tests/unit/models/test_prior_families.cpp (and digamma values for
+tests/unit/ad/test_special_functions.cpp). The C++ tests embed this script's output verbatim;
+rerun it and paste when a point is added.
 
     /usr/bin/python3 tests/reference/prior_logpdf_table.py            # all tables
-    /usr/bin/python3 tests/reference/prior_logpdf_table.py scipy      # one of: scipy, mpmath, digamma
+    /usr/bin/python3 tests/reference/prior_logpdf_table.py scipy      # one of: scipy, mpmath, digamma, half_step
 
 Table `scipy`: scipy.stats logpdf at 3-5 points per family, tails included where scipy's own
 double formula is still accurate (each such row is checked here against mpmath at 50 digits,
@@ -28,7 +29,14 @@ gives -inf; laplace takes the log of an underflowed pdf; the lgamma difference o
 cancels), from the same closed forms in mpmath
 at 50 digits.
 
+Every row where the density is differentiable also carries its gradient {d/dx, d/dh1, ...}, from
+mpmath.diff of the 50-digit closed form (steps scaled to each input's magnitude), so d/d df and
+d/d shape (digamma) and the hyperparameter gradients a hierarchical prior needs are checked too.
+
 Table `digamma`: scipy.special.digamma, each checked against mpmath.digamma to 1e-15 relative.
+
+Table `half_step`: the Student t constants log Gamma(a + 1/2) - log Gamma(a) and
+psi(a + 1/2) - psi(a) - 1/(2a), from mpmath (for tests/unit/ad/test_special_functions.cpp).
 
 Run with Debian's interpreter (numpy 1.24, scipy 1.10, mpmath 1.2).
 """
@@ -163,8 +171,33 @@ MPMATH_POINTS = [
 ]
 
 
+def grad(fam, x, h):
+    """Gradient of the mpmath closed form in (x, *h), each by a derivative in t of f(v + s t), s = max(|v|, 1)."""
+    args = [mp.mpf(x)] + [mp.mpf(a) for a in h]
+    out = []
+    for k in range(len(args)):
+        s = max(abs(args[k]), 1)
+
+        def f(t, k=k):
+            a = list(args)
+            a[k] = a[k] + s * t
+            return MPMATH[fam](*a)
+
+        # 420 digits: a step in loc must still move x - loc at |x| = 1e300.
+        with mp.workdps(420):
+            out.append(float(mp.diff(f, 0) / s))
+    return out
+
+
+def fmt_grad(g):
+    return "{" + ", ".join(cxx(v) for v in g) + "}"
+
+
+NO_GRADIENT = ("edge", "outside", "invalid", "x = 0", "at loc")
+
+
 def scipy_rows():
-    print("// family, x, hyperparameters, scipy.stats logpdf")
+    print("// family, x, hyperparameters, scipy.stats logpdf, mpmath gradient (d/dx, d/dh...)")
     for fam, x, h, note in SCIPY_POINTS:
         with np.errstate(all="ignore"):
             v = float(SCIPY[fam](x, *h))
@@ -174,15 +207,16 @@ def scipy_rows():
             exact = float(MPMATH[fam](mp.mpf(x), *[mp.mpf(a) for a in h]))
             assert abs(v - exact) <= 1e-13 * abs(exact), (fam, x, h, v, exact)
         hs = ", ".join(cxx(a) for a in h)
-        print('{"%s", %s, {%s}, %s},%s' % (fam, cxx(x), hs, cxx(v), "  // " + note if note else ""))
+        g = fmt_grad(grad(fam, x, h)) if not any(w in note for w in NO_GRADIENT) else "{}"
+        print('{"%s", %s, {%s}, %s, %s},%s' % (fam, cxx(x), hs, cxx(v), g, "  // " + note if note else ""))
 
 
 def mpmath_rows():
-    print("// family, x, hyperparameters, mpmath at 50 digits (scipy's double formula fails here)")
+    print("// family, x, hyperparameters, mpmath at 50 digits (scipy's double formula fails here), gradient")
     for fam, x, h, note in MPMATH_POINTS:
         v = float(MPMATH[fam](mp.mpf(x), *[mp.mpf(a) for a in h]))
         hs = ", ".join(cxx(a) for a in h)
-        print('{"%s", %s, {%s}, %s},  // %s' % (fam, cxx(x), hs, cxx(v), note))
+        print('{"%s", %s, {%s}, %s, %s},  // %s' % (fam, cxx(x), hs, cxx(v), fmt_grad(grad(fam, x, h)), note))
 
 
 DIGAMMA_POINTS = [1e-300, 1e-8, 0.1, 0.5, 1.0, 1.2, 1.3, 1.4, 1.46, 1.4616321449683622, 1.4616321449683625,
@@ -199,7 +233,18 @@ def digamma_rows():
         print("{%s, %s}," % (cxx(x), cxx(v)))
 
 
+HALF_STEP_POINTS = [0.25, 0.5, 1.5, 7.9, 15.99, 16.0, 20.0, 50.0, 1e3, 5e5, 5e11, 5e16]
+
+
+def half_step_rows():
+    print("// a, loggamma(a + 1/2) - loggamma(a), digamma(a + 1/2) - digamma(a) - 1/(2a)  (mpmath)")
+    for a in HALF_STEP_POINTS:
+        A = mp.mpf(a)
+        print("{%r, %s, %s}," % (a, cxx(float(mp.loggamma(A + 0.5) - mp.loggamma(A))),
+                                 cxx(float(mp.digamma(A + 0.5) - mp.digamma(A) - 1 / (2 * A)))))
+
+
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["scipy", "mpmath", "digamma"]
+    which = sys.argv[1:] or ["scipy", "mpmath", "digamma", "half_step"]
     for w in which:
-        {"scipy": scipy_rows, "mpmath": mpmath_rows, "digamma": digamma_rows}[w]()
+        {"scipy": scipy_rows, "mpmath": mpmath_rows, "digamma": digamma_rows, "half_step": half_step_rows}[w]()

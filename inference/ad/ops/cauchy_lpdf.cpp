@@ -18,7 +18,7 @@ Var cauchy_lpdf(const Var& x, const Var& loc, const Var& scale) {
     if (!(sd > 0.0)) return std::numeric_limits<double>::quiet_NaN();
     const double z = (a[0] - a[1]) / sd;
     if (d) {
-      const double r = z / (1.0 + z * z);          // 0 once z^2 overflows, where it is below 1e-154
+      const double r = std::abs(z) > 1.0 ? 1.0 / (z + 1.0 / z) : z / (1.0 + z * z);  // no overflow in z^2
       const double w = 1.0 / (1.0 + 1.0 / (z * z));  // safe at z = 0 and z^2 = inf
       d[0] = -2.0 * r / sd;
       d[1] = 2.0 * r / sd;

@@ -19,7 +19,7 @@ Var half_cauchy_lpdf(const Var& x, const Var& scale) {
     if (a[0] < 0.0) return -std::numeric_limits<double>::infinity();
     const double z = a[0] / sd;
     if (d) {
-      const double r = z / (1.0 + z * z);
+      const double r = std::abs(z) > 1.0 ? 1.0 / (z + 1.0 / z) : z / (1.0 + z * z);  // no overflow in z^2
       const double w = 1.0 / (1.0 + 1.0 / (z * z));
       d[0] = -2.0 * r / sd;
       d[1] = (2.0 * w - 1.0) / sd;
