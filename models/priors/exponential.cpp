@@ -15,7 +15,7 @@ extern const PriorFamily kExponentialPrior{
     "Exponential(rate)",
     "log p(x) = log(rate) − rate·x for x ≥ 0.",
     Support::positive,
-    {{"rate", spec::Kind::hyper, nullptr, true, spec::positive(), {}, "Rate: the mean is 1/rate."}},
+    {{"rate", spec::Kind::hyper, nullptr, true, spec::positive(), {}, "Rate: the mean is 1/rate (Stan's exponential(rate); scipy's scale is 1/rate)."}},
     &exponential_log_density,
 };
 

@@ -16,7 +16,7 @@ extern const PriorFamily kGammaPrior{
     "log p(x) = shape·log(rate) − log Γ(shape) + (shape − 1) log(x) − rate·x for x > 0.",
     Support::positive,
     {{"shape", spec::Kind::hyper, nullptr, true, spec::positive(), {}, "Shape: the mean is shape/rate, the variance shape/rate²."},
-     {"rate", spec::Kind::hyper, nullptr, true, spec::positive(), {}, "Rate (inverse scale)."}},
+     {"rate", spec::Kind::hyper, nullptr, true, spec::positive(), {}, "Rate, the inverse scale: Stan's gamma(shape, rate) and NumPyro's Gamma(concentration, rate); scipy's scale is 1/rate."}},
     &gamma_log_density,
 };
 

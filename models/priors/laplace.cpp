@@ -13,7 +13,7 @@ ad::Var laplace_log_density(const ad::Var& x, const ad::Var* h) {
 extern const PriorFamily kLaplacePrior{
     "laplace",
     "Laplace(loc, scale)",
-    "log p(x) = −log(2 scale) − |x − loc|/scale (the double exponential).",
+    "log p(x) = −log(2 scale) − |x − loc|/scale (Stan's double_exponential).",
     Support::real,
     {{"loc", spec::Kind::hyper, nullptr, true, spec::any_real(), {}, "Location: the mean and median."},
      {"scale", spec::Kind::hyper, nullptr, true, spec::positive(), {}, "Scale (the sd is scale·√2)."}},
