@@ -323,5 +323,26 @@ class ExampleConfigs(BinaryTestCase):
                 self.assertTrue(all(math.isfinite(q["mean"]) and q["sd"] > 0 for q in s["parameters"]))
 
 
+    def test_check_prints_hyperparameters_in_the_family_order(self):
+        p = run(["check", os.path.join(SOURCE_DIR, "configs", "priors", "gamma.json")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("beta ~ student_t(df=nu, loc=0, scale=2.5)", p.stdout)
+        self.assertIn("nu ~ gamma(shape=2, rate=0.1)", p.stdout)
+
+    def test_student_t_coefficients_with_a_heavy_tailed_scale_prior_fit(self):
+        # log p is nearly linear in log tau on both sides of its mode here; the natural optimizer
+        # once stepped to tau = e^-38 and failed with exit 70 on all of these.
+        for tau_prior in [{"half_cauchy": {"scale": 1}}, {"half_student_t": {"df": 3, "scale": 2.5}},
+                          {"gamma": {"shape": 2, "rate": 1}}, {"lognormal": {"loc": 0, "scale": 1}}]:
+            with self.subTest(tau=tau_prior):
+                cfg = Model({"tau": {"constraint": "positive"}},
+                            {"beta": ("student_t", {"df": 3, "loc": 0, "scale": (1, "tau")})}).config()
+                cfg["model"]["priors"]["tau"] = tau_prior
+                p = run(["fit", self.write_config(cfg), "--quiet", "--threads", "1"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                tau = [q for q in json.loads(p.stdout)["parameters"] if q["name"] == "tau"][0]
+                self.assertTrue(0.1 < tau["q05"] < tau["q50"] < tau["q95"] < 10, tau)
+
+
 if __name__ == "__main__":
     unittest.main()
