@@ -8,6 +8,7 @@
 #include "cli/response_summary.hpp"
 #include "common/error.hpp"
 #include "inference/reduce/collective_error.hpp"
+#include "models/priors/prior_family.hpp"
 #include "models/problem.hpp"
 #include "models/spec/config_reference.hpp"
 
@@ -101,9 +102,12 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
     os << "parameters  " << names.size() << ": " << join(names, " ") << "\n";
     for (const auto& [param, prior] : config.model.priors) {
       os << "prior       " << param << " ~ " << prior.family << "(";
+      // In the family's order (student_t(df, loc, scale), gamma(shape, rate)), as the docs write it.
       bool first = true;
-      for (const auto& [k, v] : prior.hypers) {
-        os << (first ? "" : ", ") << k << "=" << format_hyper(v);
+      for (const auto& field : models::find_prior_family(prior.family)->hyperparameters) {
+        const auto it = prior.hypers.find(field.name);
+        if (it == prior.hypers.end()) continue;
+        os << (first ? "" : ", ") << field.name << "=" << format_hyper(it->second);
         first = false;
       }
       os << ")\n";

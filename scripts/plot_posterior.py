@@ -334,7 +334,8 @@ def default_title(doc, width_in):
         parts.append(f"{doc['algorithm']} VI")
     if doc.get("iterations") is not None:
         run = f"{int(doc['iterations'])} iterations"
-        if doc.get("converged") is not None:
+        # Without a tolerance (tol_rel_obj null) the run has a fixed length: nothing to converge.
+        if doc.get("converged") is not None and (doc.get("tol_rel_obj") is not None or doc["converged"]):
             run += " (converged)" if doc["converged"] else " (not converged)"
         parts.append(run)
     if doc.get("elbo") is not None:

@@ -103,6 +103,7 @@ void meanfield_step(MeanField& q, Eigen::MatrixXd& curvature, const Eigen::Matri
   // The mean: a damped Newton step with the full curvature.
   Eigen::VectorXd step = rho * curvature.llt().solve(gcv);
   limit_step(step, curvature, trust_radius(P));
+  limit_step(step, Eigen::MatrixXd(lambda_new.matrix().asDiagonal()), trust_radius(P));
   q.params().head(P) += step;
   q.omega() = -0.5 * lambda_new.log().matrix();
 }

@@ -13,6 +13,7 @@ ad::Var normal_log_density(const ad::Var& x, const ad::Var* h) {
 extern const PriorFamily kNormalPrior{
     "normal",
     "Normal(loc, scale)",
+    "log p(x) = −z²/2 − log(scale) − log(2π)/2, z = (x − loc)/scale.",
     Support::real,
     {{"loc", spec::Kind::hyper, nullptr, true, spec::any_real(), {}, "Mean."},
      {"scale", spec::Kind::hyper, nullptr, true, spec::positive(), {}, "Standard deviation."}},

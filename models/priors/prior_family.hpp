@@ -14,7 +14,8 @@ enum class Support { real, positive, unit_interval };
 
 struct PriorFamily {
   std::string name;     // the config key, e.g. "normal"
-  std::string formula;  // for the reference, e.g. "Normal(loc, scale)"
+  std::string formula;  // the reference's title, e.g. "Normal(loc, scale)"
+  std::string density;  // the reference's one-line log density, every constant shown
   Support support;
   std::vector<spec::Field> hyperparameters;  // in the order log_density takes them
   // Elementwise log density with every normalizing constant. `x` is S x K (draws x coefficients);

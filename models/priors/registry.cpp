@@ -2,10 +2,24 @@
 
 namespace bvi::models {
 
+// Real support first, then positive; each defined in its own file.
 extern const PriorFamily kNormalPrior;
+extern const PriorFamily kStudentTPrior;
+extern const PriorFamily kCauchyPrior;
+extern const PriorFamily kLaplacePrior;
+extern const PriorFamily kLogisticPrior;
+extern const PriorFamily kHalfNormalPrior;
+extern const PriorFamily kHalfCauchyPrior;
+extern const PriorFamily kHalfStudentTPrior;
+extern const PriorFamily kExponentialPrior;
+extern const PriorFamily kGammaPrior;
+extern const PriorFamily kLogNormalPrior;
 
 const std::vector<const PriorFamily*>& prior_families() {
-  static const std::vector<const PriorFamily*> all{&kNormalPrior};
+  static const std::vector<const PriorFamily*> all{
+      &kNormalPrior,       &kStudentTPrior,   &kCauchyPrior,       &kLaplacePrior,
+      &kLogisticPrior,     &kHalfNormalPrior, &kHalfCauchyPrior,   &kHalfStudentTPrior,
+      &kExponentialPrior,  &kGammaPrior,      &kLogNormalPrior};
   return all;
 }
 

@@ -42,11 +42,16 @@ std::string config_reference_markdown() {
   table(os, model_section(), "");
   os << "## Priors\n\n"
      << "`/model/priors/PARAMETER` is an object with one key, the distribution, whose value holds the\n"
-     << "hyperparameters. A hyperparameter is a number (shared by every coefficient) or an array with one "
+     << "hyperparameters. A hyperparameter is a number (shared by every coefficient), an array with one "
         "number\n"
-     << "per coefficient.\n\n";
+     << "per coefficient, or a product of parameters and numbers (`\"tau\"`, `\"0.5 * tau * lambda\"`), "
+        "evaluated\n"
+     << "per draw: a hierarchical prior. Every density includes its normalizing constant.\n\n";
   for (const auto* family : models::prior_families()) {
-    const Section s{"/model/priors/PARAMETER/" + family->name, family->formula, family->hyperparameters};
+    std::string meaning = family->density;
+    if (family->support == models::Support::positive)
+      meaning += " For parameters that cannot be negative: `\"constraint\": \"positive\"` or `\"unit_interval\"`, or `\"lower\"` ≥ 0.";
+    const Section s{"/model/priors/PARAMETER/" + family->name, meaning, family->hyperparameters};
     table(os, s, family->formula);
   }
   os << "## Inference\n\n";

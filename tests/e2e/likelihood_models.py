@@ -51,7 +51,7 @@ def config(family, csv_path, features, intercept=True, inference=None, **data_ex
     if intercept:
         priors["alpha"] = {"normal": {"loc": 0, "scale": ALPHA_SCALE}}
     if family == "normal":
-        priors["sigma"] = {"normal": {"loc": 0, "scale": SIGMA_SCALE}}
+        priors["sigma"] = {"half_normal": {"scale": SIGMA_SCALE}}
     cfg = {"data": data, "model": {"likelihood": family, "intercept": intercept, "priors": priors}}
     if inference is not None:
         cfg["inference"] = inference
@@ -59,8 +59,8 @@ def config(family, csv_path, features, intercept=True, inference=None, **data_ex
 
 
 def log_joint(family, cols, features, alpha, beta, sigma=None):
-    """log p(y, theta) and its gradient (alpha, beta..., sigma) from scipy.stats densities; the
-    priors as the config writes them (sigma's normal prior taken as written, no half-normal 2)."""
+    """log p(y, theta) and its gradient (alpha, beta..., sigma) from scipy.stats densities, the
+    priors as the config writes them (sigma ~ half_normal: scipy.stats.halfnorm)."""
     x = np.column_stack([cols[f] for f in features])
     y = cols["y"]
     eta = alpha + x @ beta
@@ -85,7 +85,7 @@ def log_joint(family, cols, features, alpha, beta, sigma=None):
     total = lp.sum() + stats.norm.logpdf(beta, 0, BETA_SCALE).sum() + stats.norm.logpdf(alpha, 0, ALPHA_SCALE)
     grad = [g.sum() - alpha / ALPHA_SCALE**2] + list(x.T @ g - beta / BETA_SCALE**2)
     if family == "normal":
-        total += stats.norm.logpdf(sigma, 0, SIGMA_SCALE)
+        total += stats.halfnorm.logpdf(sigma, 0, SIGMA_SCALE)
         grad.append(np.sum((y - eta) ** 2 / sigma**3 - 1 / sigma) - sigma / SIGMA_SCALE**2)
     return total, np.array(grad)
 

@@ -119,8 +119,8 @@ CASES = [
     ("empty_csv_path", edited(GOOD, "/data/csv", ""), "/data/csv", "must not be empty"),
     ("empty_response", edited(GOOD, "/data/response", ""), "/data/response", "must not be empty"),
     # Priors.
-    ("unknown_prior_family", edited(GOOD, "/model/priors/beta", {"cauchy": {"loc": 0, "scale": 1}}),
-     "/model/priors/beta/cauchy", "unknown distribution"),
+    ("unknown_prior_family", edited(GOOD, "/model/priors/beta", {"horseshoe": {"loc": 0, "scale": 1}}),
+     "/model/priors/beta/horseshoe", "unknown distribution"),
     ("misspelt_prior_family", edited(GOOD, "/model/priors/beta", {"normla": {"loc": 0, "scale": 1}}),
      "/model/priors/beta/normla", "did you mean 'normal'"),
     ("prior_with_two_families",
