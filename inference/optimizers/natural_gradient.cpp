@@ -68,6 +68,12 @@ void limit_step(Eigen::VectorXd& d, const Eigen::MatrixXd& lambda, double radius
   if (m > radius) d *= radius / m;
 }
 
+// The same in a diagonal metric.
+void limit_step(Eigen::VectorXd& d, const Eigen::ArrayXd& lambda_diagonal, double radius) {
+  const double m = std::sqrt(std::max(0.0, (lambda_diagonal * d.array().square()).sum()));
+  if (m > radius) d *= radius / m;
+}
+
 // Four marginal sds per coordinate, on average, per step.
 double trust_radius(Index P) { return 4.0 * std::sqrt(static_cast<double>(P)); }
 
@@ -103,7 +109,7 @@ void meanfield_step(MeanField& q, Eigen::MatrixXd& curvature, const Eigen::Matri
   // The mean: a damped Newton step with the full curvature.
   Eigen::VectorXd step = rho * curvature.llt().solve(gcv);
   limit_step(step, curvature, trust_radius(P));
-  limit_step(step, Eigen::MatrixXd(lambda_new.matrix().asDiagonal()), trust_radius(P));
+  limit_step(step, lambda_new, trust_radius(P));  // and in q's own metric
   q.params().head(P) += step;
   q.omega() = -0.5 * lambda_new.log().matrix();
 }
