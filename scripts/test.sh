@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds bayes-vi and runs every test: doctest unit tests, the same under AddressSanitizer +
+# Installs what the tests need (if missing), builds bayes-vi and runs every test: doctest unit tests, the same under AddressSanitizer +
 # UBSan, and the end-to-end tests of the binary (MPI runs included), through ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh --test  # what the build and the reference computations need, if missing
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$(nproc)"
