@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "inference/ad/arena_values.hpp"
 #include "inference/ad/gemm.hpp"
 #include "inference/ad/packet_log1p.hpp"
 #include "inference/ad/tape.hpp"
@@ -24,11 +25,6 @@ using ColMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
 // An S x cols tile of logits whose columns are `ld` >= S apart (ld is S rounded up to a packet).
 template <class T>
 using TileMap = Eigen::Map<ColMat<T>, 0, Eigen::OuterStride<>>;
-
-template <class T>
-T* arena_array(Tape& tape, Index n) {
-  return tape.arena().allocate_array<T>(static_cast<std::size_t>(n));
-}
 
 // Rows per tile: the tile's features (rows x D) and its logits (ld x rows) take about this many
 // bytes together, so both stay in the core's L2 (1 MiB on the machines we measure) from the
@@ -127,15 +123,7 @@ Var bernoulli_logit_glm(const Var* alpha, const Var& beta, const T* x, const dou
     std::fill(gsum, gsum + ld, 0.0);
   }
   // beta and alpha in T precision (a copy for float; for double, beta is used in place).
-  const T* b = nullptr;
-  if constexpr (std::is_same_v<T, double>) {
-    b = beta.val_data();
-  } else {
-    T* bf = arena_array<T>(tape, S * D);
-    const double* bv = beta.val_data();
-    for (Index i = 0; i < S * D; ++i) bf[i] = static_cast<T>(bv[i]);
-    b = bf;
-  }
+  const T* b = values_as<T>(tape, beta);
   T* a = nullptr;
   if (alpha) {
     a = arena_array<T>(tape, ld);

@@ -7,7 +7,6 @@ namespace bvi::ad {
 
 namespace {
 
-using glm_detail::arena_array;
 using glm_detail::ArrayMap;
 
 struct BinomialLogitFamily {

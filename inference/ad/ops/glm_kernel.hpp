@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "inference/ad/arena_values.hpp"
 #include "inference/ad/gemm.hpp"
 #include "inference/ad/ops/glm_rows.hpp"
 #include "inference/ad/tape.hpp"
@@ -32,11 +33,6 @@ template <class T>
 using ColMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
 template <class T>
 using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic>>;
-
-template <class T>
-T* arena_array(Tape& tape, Index n) {
-  return tape.arena().allocate_array<T>(static_cast<std::size_t>(n));
-}
 
 // `alpha` (S x 1) may be null (no intercept); `beta` is S x D; `x` is the block's m x D features,
 // row-major, of type T (float: the GEMMs run in single precision, the sums in double).
@@ -64,15 +60,7 @@ Var glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, Fami
   // beta's columns are S apart. A float copy of beta for float data.
   T* z = arena_array<T>(tape, S * m);
   std::fill(z, z + S * m, T(0));
-  const T* b = nullptr;
-  if constexpr (std::is_same_v<T, double>) {
-    b = beta.val_data();
-  } else {
-    T* bf = arena_array<T>(tape, S * D);
-    const double* bv = beta.val_data();
-    for (Index i = 0; i < S * D; ++i) bf[i] = static_cast<T>(bv[i]);
-    b = bf;
-  }
+  const T* b = values_as<T>(tape, beta);
   gemm.template add_product<Eigen::ColMajor, Eigen::ColMajor>(S, m, D, b, S, x, D, z, S);
   // eta in the family's precision: Z itself, or a double copy of float logits.
   C* eta_data = nullptr;

@@ -10,7 +10,6 @@ namespace bvi::ad {
 
 namespace {
 
-using glm_detail::arena_array;
 using glm_detail::ArrayMap;
 
 struct NormalFamily {

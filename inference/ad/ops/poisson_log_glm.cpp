@@ -9,7 +9,6 @@ namespace bvi::ad {
 
 namespace {
 
-using glm_detail::arena_array;
 using glm_detail::ArrayMap;
 
 struct PoissonLogFamily {
