@@ -18,9 +18,11 @@
 #include "common/error.hpp"
 #include "inference/advi.hpp"
 #include "inference/checkpoint.hpp"
+#include "inference/exact/exact_vi.hpp"
 #include "inference/final_approximation.hpp"
 #include "inference/reduce/chunk_reducer.hpp"
 #include "inference/reduce/collective_error.hpp"
+#include "models/expected_log_joint.hpp"
 #include "models/log_joint.hpp"
 #include "models/problem.hpp"
 
@@ -94,7 +96,23 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
   vi::RunOptions run_options;
   run_options.checkpoint_every = o.checkpoint.empty() ? 0 : o.checkpoint_every;
   run_options.resume = resume ? &*resume : nullptr;
-  const vi::AdviResult run = vi::run_advi(log_joint, config.inference, cli_logger(), &control, run_options);
+  const auto seed = static_cast<std::uint64_t>(config.inference.seed);
+  vi::AdviResult run;
+  std::optional<vi::ExactResult> exact;
+  std::vector<std::pair<std::string, std::string>> prior_methods;
+  if (config.inference.method == "exact") {
+    models::ExpectedLogJoint<T> expected(problem.model, problem.view(), reducer, seed);
+    vi::ExactOptions eo;
+    eo.dense = config.inference.algorithm == "fullrank";
+    eo.max_iterations = config.inference.max_iterations;
+    eo.tol_grad = config.inference.tol_grad;
+    eo.tol_rel_obj = config.inference.tol_rel_obj;
+    exact = vi::run_exact(expected, expected.initial_mean(), eo, cli_logger(), &control, run_options);
+    run = std::move(exact->run);
+    prior_methods = expected.prior().methods();
+  } else {
+    run = vi::run_advi(log_joint, config.inference, cli_logger(), &control, run_options);
+  }
   control.finish();
   if (run.interrupted) {
     const int sig = control.signal();
@@ -107,15 +125,22 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
         .mark_collective();
   }
   const vi::FinalReport final =
-      vi::report_final(log_joint, *run.q, static_cast<std::uint64_t>(config.inference.seed),
-                       config.inference.final_elbo_draws, config.inference.output_draws);
+      exact ? vi::report_final_exact(log_joint, *run.q, seed, exact->elbo, exact->elbo_se,
+                                     config.inference.final_elbo_draws, config.inference.output_draws)
+            : vi::report_final(log_joint, *run.q, seed, config.inference.final_elbo_draws,
+                               config.inference.output_draws);
 
   const models::ParameterLayout& layout = problem.model.layout();
   FitRecord record;
   record.config = &config;
   record.names = layout.column_names();
-  record.parameters = vi::summarize_parameters(*run.q, record.names, layout.column_labels(),
-                                              layout.column_transforms(), final.elbo_draws);
+  record.parameters =
+      vi::summarize_parameters(*run.q, record.names, layout.column_labels(), layout.column_transforms());
+  if (exact) {
+    record.passes = exact->passes;
+    record.grad_residual = exact->grad_residual;
+  }
+  record.prior_methods = prior_methods;
   record.run = &run;
   record.final = &final;
   record.constrained_draws = problem.model.constrain_values(final.draws.zeta);
@@ -129,7 +154,11 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
   record.center = problem.data.center;
   record.scale = problem.data.scale;
 
-  if (root && !run.converged && !run.interrupted && config.inference.tol_rel_obj)
+  if (root && exact && !run.converged)
+    cli_logger().warn("the exact optimizer stopped at iteration " + std::to_string(run.iterations) +
+                      " before its fixed-point residual fell below tol_grad (" + std::to_string(exact->grad_residual) +
+                      " left); the approximation may not be at its optimum");
+  if (root && !exact && !run.converged && !run.interrupted && config.inference.tol_rel_obj)
     cli_logger().warn(
         "stopped at max_iterations (" + std::to_string(run.iterations) +
         ") before the relative ELBO change fell below tol_rel_obj; the approximation may not have "

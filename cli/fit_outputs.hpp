@@ -27,6 +27,11 @@ struct FitRecord {
   std::string response;
   Eigen::VectorXd center, scale;  // empty unless the features were standardized
   double seconds = 0;
+  // The exact method's: passes over the data, the final fixed-point residual, and how each
+  // prior term's expectation was taken.
+  long passes = 0;
+  double grad_residual = 0;
+  std::vector<std::pair<std::string, std::string>> prior_methods;
 };
 
 // Keys in SPEC.md's order, then the extras, so the document reads top-down.

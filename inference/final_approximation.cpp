@@ -45,4 +45,23 @@ FinalReport report_final(LogDensity& density, const Family& q, std::uint64_t see
   return r;
 }
 
+FinalReport report_final_exact(LogDensity& density, const Family& q, std::uint64_t seed, double elbo, double elbo_se,
+                               Eigen::Index psis_draws, Eigen::Index output_draws) {
+  FinalReport r;
+  r.elbo.value = elbo;
+  r.elbo.se = elbo_se;
+  ElboEstimator estimator(density, seed);
+  if (output_draws < 100) {
+    const OutputDraws d = make_draws(estimator, q, rng::Purpose::final_elbo, psis_draws);
+    r.pareto = diagnostics::pareto_k_hat(d.log_p - d.log_q);
+    r.pareto_draws = psis_draws;
+  }
+  r.draws = make_draws(estimator, q, rng::Purpose::output, output_draws);
+  if (output_draws >= 100) {
+    r.pareto = diagnostics::pareto_k_hat(r.draws.log_p - r.draws.log_q);
+    r.pareto_draws = output_draws;
+  }
+  return r;
+}
+
 }  // namespace bvi::vi

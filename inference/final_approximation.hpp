@@ -31,4 +31,10 @@ struct FinalReport {
 FinalReport report_final(LogDensity& density, const Family& q, std::uint64_t seed, Eigen::Index elbo_draws,
                          Eigen::Index output_draws);
 
+// The same for the exact method, whose ELBO (and its standard error, 0 unless some prior terms
+// are sample averages) is known: only the output draws, and k-hat from them, or from
+// `psis_draws` draws when fewer than 100 output draws are asked for.
+FinalReport report_final_exact(LogDensity& density, const Family& q, std::uint64_t seed, double elbo, double elbo_se,
+                               Eigen::Index psis_draws, Eigen::Index output_draws);
+
 }  // namespace bvi::vi

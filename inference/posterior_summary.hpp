@@ -1,8 +1,9 @@
 #pragma once
 // Per-parameter summaries of the fitted approximation on the constrained scale: mean, sd and the
-// 5/50/95 % quantiles. For an unconstrained parameter they are exact (q's marginal is normal).
-// For a constrained one the quantiles are still exact (the transforms are monotone, so they map
-// quantiles to quantiles), and the mean and sd are Monte Carlo averages over draws from q.
+// 5/50/95 % quantiles, all exact. For an unconstrained parameter q's marginal is normal. For a
+// constrained one the quantiles map through the monotone transform, and the mean and sd are
+// one-dimensional integrals: closed form for the log transforms (a lognormal's moments),
+// adaptive quadrature for the interval ones.
 #include <Eigen/Core>
 #include <string>
 #include <vector>
@@ -18,10 +19,11 @@ struct ParameterSummary {
   double mean, sd, q05, q50, q95;
 };
 
-// `draws` (unconstrained, rows are draws) are used for the mean and sd of constrained columns.
 std::vector<ParameterSummary> summarize_parameters(const Family& q, const std::vector<std::string>& names,
                                                    const std::vector<std::string>& labels,
-                                                   const std::vector<ad::ColumnTransform>& transforms,
-                                                   const Eigen::Ref<const Eigen::MatrixXd>& draws);
+                                                   const std::vector<ad::ColumnTransform>& transforms);
+
+// Mean and sd of T(zeta), zeta ~ N(mu, sd^2), for a column transform T.
+std::pair<double, double> constrained_moments(const ad::ColumnTransform& t, double mu, double sd);
 
 }  // namespace bvi::vi

@@ -49,6 +49,11 @@ class Model {
   // Per-draw log prior density (S x 1) of constrained draws, every constant included.
   ad::Var log_prior(const ad::Var& params) const;
 
+  // The prior terms, one per parameter block in layout order, and each column's transform
+  // (for the exact method, which takes each term's expectation its own way).
+  const std::vector<PriorTerm>& prior_terms() const { return priors_; }
+  const std::vector<ad::ColumnTransform>& transforms() const { return transforms_; }
+
  private:
   ParameterLayout layout_;
   std::vector<ad::ColumnTransform> transforms_;  // one per column

@@ -52,7 +52,7 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
     standardize_shards(ds, reducer);
   }
   spec::Config resolved = config;
-  spec::resolve_automatic(resolved, model.dim());
+  spec::resolve_automatic(resolved, model.dim(), ds.total_rows);
   return Problem<T>{std::move(resolved), std::move(model), std::move(ds), plan};
 }
 

@@ -2,6 +2,7 @@
 
 #include "inference/ad/ad.hpp"
 #include "models/likelihoods/response_checks.hpp"
+#include "models/likelihoods/expectation_kernels.hpp"
 
 namespace bvi::models {
 
@@ -36,6 +37,23 @@ ad::Var BernoulliProbit::log_lik(const ad::Var& params, const DataBlock<double>&
 }
 ad::Var BernoulliProbit::log_lik(const ad::Var& params, const DataBlock<float>& block) const {
   return fused_ ? fused(params, block) : composed(params, block);
+}
+
+// log p = log Phi(t eta), t = 2y - 1: with a = t eta ~ N(t mean, var),
+//   E log p = E log Phi(a),  d/dmean = t E[(log Phi)'(a)],  d/dvar = E[(log Phi)''(a)]/2.
+void BernoulliProbit::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
+                                       quadrature::ExpectationScratch& s) const {
+  const Index n = eta.rows;
+  s.reserve();
+  for (Index i = 0; i < n; ++i) s.arg[i] = rows.y[i] > 0.5 ? eta.mean[i] : -eta.mean[i];
+  quadrature::gaussian_expectations(LogNdtrKernel{}, LogNdtrKernel::tiers(), s.arg.data(), eta.var, n,
+                                    s.e0.data(), s.e1.data(), s.e2.data(), s);
+  for (Index i = 0; i < n; ++i) {
+    const double t = rows.y[i] > 0.5 ? 1.0 : -1.0;
+    out.value[i] = s.e0[i];
+    out.d_mean[i] = t * s.e1[i];
+    out.d_var[i] = 0.5 * s.e2[i];
+  }
 }
 
 }  // namespace bvi::models

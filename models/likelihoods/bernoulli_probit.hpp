@@ -14,6 +14,8 @@ class BernoulliProbit final : public Likelihood {
   ad::Var log_lik(const ad::Var& params, const DataBlock<double>& block) const override;
   ad::Var log_lik(const ad::Var& params, const DataBlock<float>& block) const override;
 
+  void expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
+                        quadrature::ExpectationScratch& scratch) const override;
  private:
   template <class T>
   ad::Var fused(const ad::Var& params, const DataBlock<T>& block) const;

@@ -5,6 +5,7 @@
 #include "inference/ad/ad.hpp"
 #include "inference/math/log_factorial.hpp"
 #include "models/likelihoods/response_checks.hpp"
+#include "models/likelihoods/expectation_kernels.hpp"
 
 namespace bvi::models {
 
@@ -58,6 +59,25 @@ ad::Var BinomialLogit::log_lik(const ad::Var& params, const DataBlock<double>& b
 }
 ad::Var BinomialLogit::log_lik(const ad::Var& params, const DataBlock<float>& block) const {
   return fused_ ? fused(params, block) : composed(params, block);
+}
+
+// log p = log C(n, y) + y eta - n softplus(eta):
+//   E log p = log C + y mean - n E softplus(eta),  d/dmean = y - n E sigmoid(eta),
+//   d/dvar = -n E[sigmoid(eta) sigmoid(-eta)]/2.
+void BinomialLogit::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
+                                     quadrature::ExpectationScratch& s) const {
+  const Index n = eta.rows;
+  s.reserve();
+  quadrature::gaussian_expectations(SoftplusKernel{}, SoftplusKernel::tiers(), eta.mean, eta.var, n, s.e0.data(),
+                                    s.e1.data(), s.e2.data(), s);
+  for (Index i = 0; i < n; ++i) {
+    const double trials = rows.trials[i], y = rows.y[i];
+    const double c = rows.log_constant ? rows.log_constant[i] : math::log_binomial_coefficient(trials, y);
+    // y mean - n E softplus: at trials = 0 (so y = 0) the row is exactly 0 whatever eta.
+    out.value[i] = trials > 0.0 ? c + y * eta.mean[i] - trials * s.e0[i] : c;
+    out.d_mean[i] = y - trials * s.e1[i];
+    out.d_var[i] = -0.5 * trials * s.e2[i];
+  }
 }
 
 }  // namespace bvi::models

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "inference/ad/ops/glm_rows.hpp"
 #include "inference/ad/var.hpp"
+#include "inference/quadrature/gaussian_expectation.hpp"
 #include "models/parameter_layout.hpp"
 #include "models/spec/config.hpp"
 
@@ -26,6 +28,30 @@ struct DataBlock {
   // The likelihood's per-row data-only terms (Likelihood::log_constants), when the caller
   // computed them once; null: log_lik computes them itself.
   const double* log_constant = nullptr;
+};
+
+// Under a Gaussian q the linear predictor of row i, offset included, is eta_i ~ N(mean_i, var_i):
+// the moments the exact expected log likelihood is a function of.
+struct EtaMoments {
+  const double* mean = nullptr;
+  const double* var = nullptr;
+  Index rows = 0;
+  // A likelihood with its own scale parameter (normal's sigma, sampled as u = log sigma): u's
+  // mean and variance under q and Cov(eta_i, u) per row (null: independent, as under meanfield).
+  double u_mean = 0.0, u_var = 0.0;
+  const double* cov_u = nullptr;
+};
+
+// E_q log p(y_i | eta_i) per row (every constant included) and its partial derivatives in the
+// moments, each `rows` long: by Bonnet's and Price's theorems d/dmean = E[l'] and
+// d/dvar = E[l'']/2, so -2 d_var is also the row's expected curvature.
+struct RowExpectations {
+  double* value = nullptr;
+  double* d_mean = nullptr;
+  double* d_var = nullptr;
+  double* d_cov_u = nullptr;  // with a scale parameter: d/dCov(eta_i, u) (also when cov_u is null)
+  // With a scale parameter, summed over the rows: d/du_mean and d/du_var.
+  double d_u_mean = 0.0, d_u_var = 0.0;
 };
 
 // What the response is, for reports (`check`): 0/1, counts, or real numbers.
@@ -53,6 +79,16 @@ class Likelihood {
   // of all parameters on the constrained scale, in the layout's columns.
   virtual ad::Var log_lik(const ad::Var& params, const DataBlock<double>& block) const = 0;
   virtual ad::Var log_lik(const ad::Var& params, const DataBlock<float>& block) const = 0;
+
+  // The exact expectation of each row's log likelihood under eta_i ~ N(mean_i, var_i) (closed
+  // form or Gauss–Hermite quadrature, accurate to ~1e-12 relative), for rows of at most
+  // quadrature::ExpectationScratch::kRows; `rows.y` etc. are those rows' data, `rows.offset` is
+  // already in `eta.mean`. Adds nothing to d_u_mean / d_u_var without a scale parameter.
+  virtual void expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
+                                quadrature::ExpectationScratch& scratch) const = 0;
+  // The column of the likelihood's own scale parameter (normal: sigma, whose unconstrained
+  // coordinate is log sigma), or -1 when it has none.
+  virtual Index scale_column() const { return -1; }
 };
 
 struct LikelihoodOptions {

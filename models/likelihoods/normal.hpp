@@ -17,6 +17,9 @@ class NormalLikelihood final : public Likelihood {
   ad::Var log_lik(const ad::Var& params, const DataBlock<double>& block) const override;
   ad::Var log_lik(const ad::Var& params, const DataBlock<float>& block) const override;
 
+  void expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
+                        quadrature::ExpectationScratch& scratch) const override;
+  Index scale_column() const override { return sigma_offset_; }
  private:
   template <class T>
   ad::Var fused(const ad::Var& params, const DataBlock<T>& block) const;

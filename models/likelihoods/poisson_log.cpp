@@ -3,6 +3,7 @@
 #include "inference/ad/ad.hpp"
 #include "inference/math/log_factorial.hpp"
 #include "models/likelihoods/response_checks.hpp"
+#include <cmath>
 
 namespace bvi::models {
 
@@ -42,6 +43,21 @@ ad::Var PoissonLog::log_lik(const ad::Var& params, const DataBlock<double>& bloc
 }
 ad::Var PoissonLog::log_lik(const ad::Var& params, const DataBlock<float>& block) const {
   return fused_ ? fused(params, block) : composed(params, block);
+}
+
+// log p = y eta - e^eta - log y!, and E e^eta = exp(mean + var/2) (the lognormal mean):
+//   E log p = y mean - exp(mean + var/2) - log y!,  d/dmean = y - exp(.),  d/dvar = -exp(.)/2.
+// A rate that overflows gives -inf, as the log density itself does.
+void PoissonLog::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
+                                  quadrature::ExpectationScratch&) const {
+  for (Index i = 0; i < eta.rows; ++i) {
+    const double y = rows.y[i];
+    const double rate = std::exp(eta.mean[i] + 0.5 * eta.var[i]);
+    const double c = rows.log_constant ? rows.log_constant[i] : -math::log_factorial(y);
+    out.value[i] = (y == 0.0 ? 0.0 : y * eta.mean[i]) - rate + c;
+    out.d_mean[i] = y - rate;
+    out.d_var[i] = -0.5 * rate;
+  }
 }
 
 }  // namespace bvi::models

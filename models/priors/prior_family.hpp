@@ -22,6 +22,13 @@ struct PriorFamily {
   // `hypers` points to one Var per hyperparameter, each 1 x 1, 1 x K (per coefficient) or S x 1
   // (a per-draw parameter).
   ad::Var (*log_density)(const ad::Var& x, const ad::Var* hypers);
+  // Optional closed form of E log p(x) for x ~ N(mean_j, var_j), coordinate by coordinate, with
+  // numeric hyperparameters (hypers[k] points to hyper_sizes[k] values: 1, broadcast, or n), and
+  // its derivatives in mean and var, for the exact method on an unconstrained parameter. Null:
+  // the exact method integrates log_density by quadrature.
+  void (*gaussian_expectation)(const double* mean, const double* var, Eigen::Index n, const double* const* hypers,
+                               const Eigen::Index* hyper_sizes, double* value, double* d_mean,
+                               double* d_var) = nullptr;
 };
 
 // No family takes more (student_t: df, loc, scale).

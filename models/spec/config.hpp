@@ -72,7 +72,12 @@ struct OptimizerConfig {
 };
 
 struct InferenceConfig {
-  std::string algorithm = "meanfield";
+  std::string method = "exact";        // "exact" | "monte_carlo" (resolved from "auto" when parsed)
+  std::string method_reason;           // why: "given in the config", "auto: ..."
+  std::string algorithm = "meanfield";  // "meanfield" | "fullrank" (resolved from "auto" by resolve_automatic)
+  std::string algorithm_reason;
+  bool algorithm_auto = false;
+  double tol_grad = 1e-8;
   long long draws_per_step = 0;  // 0: automatic until resolve_automatic()
   OptimizerConfig optimizer;
   long long max_iterations = 0;  // 0: automatic
@@ -93,9 +98,15 @@ struct Config {
   InferenceConfig inference;
 };
 
-// Fills in the keys left null (automatic) once the number of parameters is known, in the struct
-// and in `resolved` (so `check --explain` and the summary show the numbers used).
-void resolve_automatic(Config& config, long long parameters);
+// Fills in the keys left automatic once the number of parameters and rows is known (the family,
+// draws, iterations), in the struct and in `resolved` (so `check --explain` and the summary show
+// what is used).
+void resolve_automatic(Config& config, long long parameters, long long rows);
+
+// The automatic family: fullrank while its cost is moderate (exact method, P <= 500 and
+// rows P^2 <= 2e10), meanfield beyond (and for the Monte Carlo method). Sets *reason.
+std::string automatic_algorithm(const std::string& method, long long parameters, long long rows,
+                                std::string* reason);
 
 // Reads, validates and resolves a config file. Throws Error: no_input (66) when the file cannot
 // be read, config (78) for invalid JSON, unknown keys, wrong types or out-of-range values.

@@ -145,37 +145,62 @@ const Section& inference_section() {
       "/inference",
       "How the Gaussian approximation is fitted. Every key is optional.",
       {
-          {"algorithm",
+          {"method",
            Kind::choice,
-           "meanfield",
+           "auto",
            false,
            {},
-           {"meanfield", "fullrank"},
+           {"auto", "exact", "monte_carlo"},
+           "How the ELBO is maximized. exact: the ELBO and its gradient computed without Monte Carlo noise "
+           "(each row's expected log likelihood is a one-dimensional Gaussian integral), maximized by "
+           "natural-gradient Newton steps until the fixed-point residual is below tol_grad. monte_carlo: "
+           "stochastic gradient steps from draws of q (ADVI), with the optimizer below. auto: exact, unless the "
+           "config sets a Monte Carlo setting (optimizer, draws_per_step, eval_elbo, elbo_samples)."},
+          {"algorithm",
+           Kind::choice,
+           "auto",
+           false,
+           {},
+           {"auto", "meanfield", "fullrank"},
            "Variational family on the unconstrained space: independent normals, or a multivariate normal "
-           "with a full covariance (Cholesky factor)."},
+           "with a full covariance (Cholesky factor). auto: fullrank when it is affordable (exact method, "
+           "P <= 500 parameters and N P^2 <= 2e10 for N rows), else meanfield; the summary says which ran and "
+           "why."},
+          {"tol_grad",
+           Kind::number,
+           1e-8,
+           false,
+           positive(),
+           {},
+           "exact: stop when every fixed-point residual, in q's own units (sd_j dE/dm_j, Sigma_jj Lambda'_jj - 1, "
+           "and their fullrank forms), is below this."},
           {"draws_per_step", Kind::auto_integer, nullptr, false, between(1, 1e6), {},
-           "Monte Carlo draws per gradient step, evaluated as one batch. null: for natural, max(128, 2 P + 32) "
-           "with P the number of parameters (its curvature estimate needs more draws than parameters); for the "
-           "other optimizers, 64."},
+           "monte_carlo: draws per gradient step, evaluated as one batch. null: 128 for natural with meanfield, "
+           "max(128, 2 P + 32) for natural with fullrank (P parameters; its curvature estimate needs more "
+           "draws than parameters), 64 for the other optimizers."},
           {"optimizer", Kind::object, Json{{"name", "natural"}}, false, {}, {},
-           "The stochastic optimizer; its keys depend on `name`."},
+           "monte_carlo: the stochastic optimizer; its keys depend on `name`. Null under the exact method, "
+           "which has its own."},
           {"max_iterations", Kind::auto_integer, nullptr, false, between(1, 1e9), {},
-           "Upper bound on gradient steps. null: 200 for natural, 10000 for the other optimizers."},
+           "Upper bound on iterations. null: 200 for the exact method and for natural, 10000 for the other "
+           "optimizers."},
           {"tol_rel_obj", Kind::nullable_number, nullptr, false, positive(), {},
-           "Stop when the mean or median relative ELBO change over recent evaluations falls below this "
-           "(Stan's rule). null: run every iteration."},
+           "Stop when the relative ELBO change falls below this: monte_carlo, the mean or median over recent "
+           "evaluations (Stan's rule); exact, between iterations (an extra rule beside tol_grad). null: "
+           "monte_carlo runs every iteration, exact stops on tol_grad."},
           {"eval_elbo", Kind::auto_integer, nullptr, false, between(1, 1e9), {},
-           "Estimate the ELBO every this many iterations (for the stopping rule and elbo.csv). null: "
-           "max(1, max_iterations / 50)."},
-          {"elbo_samples", Kind::integer, 100, false, between(1, 1e7), {},
-           "Draws per ELBO estimate during the run."},
+           "monte_carlo: estimate the ELBO every this many iterations (for the stopping rule and elbo.csv). "
+           "null: max(1, max_iterations / 50). (exact computes it at every iteration.)"},
+          {"elbo_samples", Kind::auto_integer, nullptr, false, between(1, 1e7), {},
+           "monte_carlo: draws per ELBO estimate during the run. null: 100."},
           {"final_elbo_draws",
            Kind::integer,
            4000,
            false,
            between(1000, 1e8),
            {},
-           "Draws for the ELBO reported in the summary, estimated at the final approximation."},
+           "monte_carlo: draws for the ELBO reported in the summary, estimated at the final approximation "
+           "(exact reports the exact ELBO, and uses these draws only for PSIS k-hat when output_draws < 100)."},
           {"seed",
            Kind::integer,
            10003,

@@ -328,24 +328,53 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   model["priors"] = resolve_priors(model.at("priors"), cfg.model);
 
   // inference
-  Json inf = resolve_section(inference_section(), root.at("inference"));
-  const Json& opt_in = inf.at("optimizer");
-  if (!opt_in.is_object()) throw config_error("/inference/optimizer", "expected an object");
-  std::string opt_name = "natural";
-  if (opt_in.contains("name")) {
-    static const Field name_field{"name", Kind::choice, nullptr, false, {}, optimizer_names(), ""};
-    opt_name = resolve_value(name_field, opt_in.at("name"), "/inference/optimizer/name").get<std::string>();
+  const Json& raw_inf = root.at("inference");
+  Json inf = resolve_section(inference_section(), raw_inf);
+  // The Monte Carlo settings a user gives only for the Monte Carlo method.
+  static const char* const kMonteCarloKeys[] = {"optimizer", "draws_per_step", "eval_elbo", "elbo_samples"};
+  std::string given_mc_key;
+  for (const char* key : kMonteCarloKeys)
+    if (raw_inf.is_object() && raw_inf.contains(key) && !raw_inf.at(key).is_null() && given_mc_key.empty())
+      given_mc_key = key;
+  std::string method = inf.at("method").get<std::string>();
+  if (method == "auto") {
+    method = given_mc_key.empty() ? "exact" : "monte_carlo";
+    cfg.inference.method_reason = given_mc_key.empty()
+                                      ? "auto: exact (every model here has an exact ELBO)"
+                                      : "auto: monte_carlo (the config sets /inference/" + given_mc_key + ")";
+  } else {
+    cfg.inference.method_reason = "given in the config";
+    if (method == "exact" && !given_mc_key.empty())
+      throw config_error("/inference/" + given_mc_key,
+                         "applies to the monte_carlo method only; remove it or set /inference/method to "
+                         "\"monte_carlo\"");
   }
-  check_optimizer_keys(opt_name, opt_in);
-  inf["optimizer"] = resolve_section(optimizer_section(opt_name), opt_in);
+  inf["method"] = method;
+  cfg.inference.method = method;
+  if (method == "monte_carlo") {
+    const Json& opt_in = inf.at("optimizer");
+    if (!opt_in.is_object()) throw config_error("/inference/optimizer", "expected an object");
+    std::string opt_name = "natural";
+    if (opt_in.contains("name")) {
+      static const Field name_field{"name", Kind::choice, nullptr, false, {}, optimizer_names(), ""};
+      opt_name = resolve_value(name_field, opt_in.at("name"), "/inference/optimizer/name").get<std::string>();
+    }
+    check_optimizer_keys(opt_name, opt_in);
+    inf["optimizer"] = resolve_section(optimizer_section(opt_name), opt_in);
+    cfg.inference.optimizer = read_optimizer(inf.at("optimizer"));
+  } else {
+    inf["optimizer"] = nullptr;
+    for (const char* key : {"draws_per_step", "eval_elbo", "elbo_samples"}) inf[key] = nullptr;
+  }
   cfg.inference.algorithm = inf.at("algorithm").get<std::string>();
+  cfg.inference.algorithm_auto = cfg.inference.algorithm == "auto";
+  cfg.inference.tol_grad = inf.at("tol_grad").get<double>();
   auto auto_int = [&](const char* key) { return inf.at(key).is_null() ? 0LL : inf.at(key).get<long long>(); };
   cfg.inference.draws_per_step = auto_int("draws_per_step");
-  cfg.inference.optimizer = read_optimizer(inf.at("optimizer"));
   cfg.inference.max_iterations = auto_int("max_iterations");
   if (!inf.at("tol_rel_obj").is_null()) cfg.inference.tol_rel_obj = inf.at("tol_rel_obj").get<double>();
   cfg.inference.eval_elbo = auto_int("eval_elbo");
-  cfg.inference.elbo_samples = inf.at("elbo_samples").get<long long>();
+  cfg.inference.elbo_samples = auto_int("elbo_samples");
   cfg.inference.final_elbo_draws = inf.at("final_elbo_draws").get<long long>();
   cfg.inference.seed = inf.at("seed").get<long long>();
   cfg.inference.output_draws = inf.at("output_draws").get<long long>();
@@ -354,16 +383,54 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   return cfg;
 }
 
-void resolve_automatic(Config& config, long long parameters) {
+std::string automatic_algorithm(const std::string& method, long long parameters, long long rows,
+                                std::string* reason) {
+  constexpr long long kMaxParameters = 500;
+  constexpr double kMaxWork = 2e10;  // rows x P^2: about ten passes of fullrank's GEMMs in a few seconds
+  const double work = static_cast<double>(rows) * static_cast<double>(parameters) * static_cast<double>(parameters);
+  std::ostringstream why;
+  std::string family;
+  if (method != "exact") {
+    family = "meanfield";
+    why << "auto: meanfield (the Monte Carlo method's default family)";
+  } else if (parameters <= kMaxParameters && work <= kMaxWork) {
+    family = "fullrank";
+    why << "auto: fullrank, affordable here (P = " << parameters << " <= " << kMaxParameters << ", N P^2 = " << work
+        << " <= " << kMaxWork << "); it keeps the posterior correlations meanfield drops";
+  } else {
+    family = "meanfield";
+    why << "auto: meanfield, since fullrank would cost too much (P = " << parameters << ", N P^2 = " << work
+        << "; fullrank needs P <= " << kMaxParameters << " and N P^2 <= " << kMaxWork << ")";
+  }
+  if (reason) *reason = why.str();
+  return family;
+}
+
+void resolve_automatic(Config& config, long long parameters, long long rows) {
   InferenceConfig& inf = config.inference;
+  Json& r = config.resolved["inference"];
+  if (inf.algorithm_auto || inf.algorithm == "auto") {
+    inf.algorithm = automatic_algorithm(inf.method, parameters, rows, &inf.algorithm_reason);
+    inf.algorithm_auto = true;
+  } else if (inf.algorithm_reason.empty()) {
+    inf.algorithm_reason = "given in the config";
+  }
+  r["algorithm"] = inf.algorithm;
+  if (inf.method == "exact") {
+    if (inf.max_iterations == 0) inf.max_iterations = 200;
+    r["max_iterations"] = inf.max_iterations;
+    return;
+  }
   const bool natural = inf.optimizer.name == "natural";
-  if (inf.draws_per_step == 0) inf.draws_per_step = natural ? std::max(128LL, 2 * parameters + 32) : 64;
+  if (inf.draws_per_step == 0)
+    inf.draws_per_step = !natural ? 64 : inf.algorithm == "meanfield" ? 128 : std::max(128LL, 2 * parameters + 32);
   if (inf.max_iterations == 0) inf.max_iterations = natural ? 200 : 10000;
   if (inf.eval_elbo == 0) inf.eval_elbo = std::max(1LL, inf.max_iterations / 50);
-  Json& r = config.resolved["inference"];
+  if (inf.elbo_samples == 0) inf.elbo_samples = 100;
   r["draws_per_step"] = inf.draws_per_step;
   r["max_iterations"] = inf.max_iterations;
   r["eval_elbo"] = inf.eval_elbo;
+  r["elbo_samples"] = inf.elbo_samples;
 }
 
 Config parse_config(const std::string& path) {

@@ -1,10 +1,11 @@
 """End-to-end fits that recover known parameters, one per likelihood: 2000 rows x 3 features
 simulated here with numpy (fixed seed) from known alpha, beta (and sigma), fitted with the
-default inference settings. Each posterior mean must lie within 4 posterior sds of the truth,
-and within 0.3 sds of an independent answer: the posterior mode from scipy.optimize on the
-numpy/scipy log joint of likelihood_models.py, with its Hessian H. With 2000 rows the posterior
-is close to Gaussian, where meanfield's optimum has the mode as its mean and sds 1/sqrt(H_jj)
-(the conditional sds, smaller than the marginal sqrt((H^-1)_jj) when parameters correlate, as
+default inference settings (the exact method, fullrank at this size) and with meanfield. Each
+posterior mean must lie within 4 posterior sds of the truth, and within 0.3 sds of an independent
+answer: the posterior mode from scipy.optimize on the numpy/scipy log joint of
+likelihood_models.py, with its Hessian H. With 2000 rows the posterior is close to Gaussian,
+where fullrank's optimum has the mode as its mean and the marginal sds sqrt((H^-1)_jj), and
+meanfield's has sds 1/sqrt(H_jj) (the conditional sds, smaller when parameters correlate, as
 poisson's intercept and slopes do): the fitted sds must be within 25 % of those."""
 import json
 import unittest
@@ -20,8 +21,8 @@ ALPHA, BETA, SIGMA = 0.4, np.array([0.9, -0.6, 0.3]), 0.8
 
 
 def laplace(family, cols):
-    """The mode and meanfield's sds there, 1/sqrt(H_jj), H from central differences of the
-    closed-form gradient."""
+    """The mode, meanfield's sds there, 1/sqrt(H_jj), and the marginal sds sqrt((H^-1)_jj), H from
+    central differences of the closed-form gradient."""
     def neg(theta):
         sigma = theta[-1] if family == "normal" else None
         if sigma is not None and sigma <= 0:
@@ -33,7 +34,8 @@ def laplace(family, cols):
     res = optimize.minimize(neg, start, jac=True, method="BFGS", options={"gtol": 1e-8})
     mode, h = res.x, 1e-5
     hess = np.array([(neg(mode + h * e)[1] - neg(mode - h * e)[1]) / (2 * h) for e in np.eye(len(mode))])
-    return mode, 1 / np.sqrt(np.diag(hess))
+    hess = 0.5 * (hess + hess.T)
+    return mode, 1 / np.sqrt(np.diag(hess)), np.sqrt(np.diag(np.linalg.inv(hess)))
 
 
 class FitsRecoverTheTruth(BinaryTestCase):
@@ -41,22 +43,26 @@ class FitsRecoverTheTruth(BinaryTestCase):
         cols = lm.simulate(family, 2000, ALPHA, BETA, seed=seed, sigma=SIGMA)
         csv = self.path(family + ".csv")
         lm.write_csv(csv, cols)
-        cfg = lm.config(family, csv, FEATURES, inference={"seed": 5})
-        p = run(["fit", self.write_config(cfg), "--quiet"], timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        summary = json.loads(p.stdout)
-        got = {q["name"]: q for q in summary["parameters"]}
+        mode, conditional, marginal = laplace(family, cols)
         names = lm.param_names(family, 3)
-        self.assertEqual(sorted(got), sorted(names))
         truth = np.r_[ALPHA, BETA, [SIGMA] if family == "normal" else []]
-        mode, sds = laplace(family, cols)
-        for n, t, m, s in zip(names, truth, mode, sds):
-            q = got[n]
-            with self.subTest(family=family, parameter=n):
-                self.assertLessEqual(abs(q["mean"] - t), 4 * q["sd"], (q["mean"], q["sd"], t))
-                self.assertLessEqual(abs(q["mean"] - m), 0.3 * s, ("mode", q["mean"], m, s))
-                self.assertLessEqual(abs(q["sd"] / s - 1), 0.25, ("meanfield sd at the mode", q["sd"], s))
-        self.assertTrue(np.isfinite(summary["elbo"]))
+        for inference, algorithm, sds in (({"seed": 5}, "fullrank", marginal),
+                                          ({"seed": 5, "algorithm": "meanfield"}, "meanfield", conditional)):
+            cfg = lm.config(family, csv, FEATURES, inference=inference)
+            p = run(["fit", self.write_config(cfg), "--quiet"], timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            summary = json.loads(p.stdout)
+            self.assertEqual((summary["method"], summary["algorithm"]), ("exact", algorithm))
+            self.assertTrue(summary["converged"], summary["convergence"])
+            got = {q["name"]: q for q in summary["parameters"]}
+            self.assertEqual(sorted(got), sorted(names))
+            for n, t, m, s in zip(names, truth, mode, sds):
+                q = got[n]
+                with self.subTest(family=family, algorithm=algorithm, parameter=n):
+                    self.assertLessEqual(abs(q["mean"] - t), 4 * q["sd"], (q["mean"], q["sd"], t))
+                    self.assertLessEqual(abs(q["mean"] - m), 0.3 * s, ("mode", q["mean"], m, s))
+                    self.assertLessEqual(abs(q["sd"] / s - 1), 0.25, (algorithm + " sd at the mode", q["sd"], s))
+            self.assertTrue(np.isfinite(summary["elbo"]))
 
     def test_bernoulli_logit(self):
         self.fit_family("bernoulli_logit", 21)

@@ -1,0 +1,377 @@
+#include "models/expected_prior.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "inference/ad/ad.hpp"
+#include "inference/exact/cholesky_adjoint.hpp"
+#include "inference/quadrature/gauss_hermite.hpp"
+#include "inference/rng/normal_stream.hpp"
+
+namespace bvi::models {
+
+namespace {
+
+constexpr double kHalfLog2Pi = 0.91893853320467274178;
+constexpr int kMaxGridPoints = 256;
+
+bool any_constrained(const std::vector<ad::ColumnTransform>& t, Index offset, Index size) {
+  for (Index j = 0; j < size; ++j)
+    if (t[offset + j].bound != ad::Bound::none) return true;
+  return false;
+}
+
+// The column's constrained value is exp(zeta): a positive parameter (lower bound 0).
+bool log_positive(const std::vector<ad::ColumnTransform>& t, Index offset, Index size) {
+  for (Index j = 0; j < size; ++j)
+    if (t[offset + j].bound != ad::Bound::lower || t[offset + j].lower != 0.0) return false;
+  return true;
+}
+
+// Sigma_ik of q.
+double cov(const vi::GaussianQ& q, Index i, Index k) {
+  if (!q.dense) return i == k ? q.sd[i] * q.sd[i] : 0.0;
+  const Index n = std::min(i, k) + 1;
+  return q.chol.row(i).head(n).dot(q.chol.row(k).head(n));
+}
+
+}  // namespace
+
+ExpectedPrior::ExpectedPrior(const Model& model, std::uint64_t seed, Index sample_draws)
+    : model_(model), seed_(seed), sample_draws_(sample_draws), tape_(std::size_t(1) << 20) {
+  const auto& tr = model.transforms();
+  const PriorFamily* normal = find_prior_family("normal");
+  auto transforms_of = [&](Index offset, Index size) {
+    return std::vector<ad::ColumnTransform>(tr.begin() + offset, tr.begin() + offset + size);
+  };
+  for (const PriorTerm& t : model.prior_terms()) {
+    const bool numeric =
+        std::none_of(t.hypers.begin(), t.hypers.end(), [](const HyperTerm& h) { return h.is_expression(); });
+    const bool constrained = any_constrained(tr, t.offset, t.size);
+    if (numeric) {
+      if (!constrained && t.family->gaussian_expectation)
+        closed_.push_back({&t});
+      else
+        grids_.push_back({&t, t.offset, t.size, transforms_of(t.offset, t.size), constrained});
+      continue;
+    }
+    if (constrained) grids_.push_back({nullptr, t.offset, t.size, transforms_of(t.offset, t.size), true});
+    if (t.family == normal && !constrained) {
+      const HyperTerm& loc = t.hypers[0];
+      const HyperTerm& scale = t.hypers[1];
+      Scale s;
+      s.offset = t.offset;
+      s.size = t.size;
+      bool ok = true;
+      if (loc.is_expression()) {
+        ok = loc.offsets.size() == 1 && loc.factor == 1.0 &&
+             !any_constrained(tr, loc.offsets[0], loc.sizes[0]);
+        s.loc_offset = loc.offsets[0];
+        s.loc_size = loc.sizes[0];
+      } else {
+        s.loc = loc.constant;
+      }
+      if (scale.is_expression()) {
+        s.factor = Eigen::RowVectorXd::Constant(1, scale.factor);
+        for (std::size_t k = 0; k < scale.offsets.size(); ++k) {
+          ok = ok && log_positive(tr, scale.offsets[k], scale.sizes[k]);
+          s.scales.push_back({scale.offsets[k], scale.sizes[k]});
+        }
+      } else {
+        s.factor = scale.constant;
+      }
+      if (ok) {
+        scales_.push_back(std::move(s));
+        continue;
+      }
+    }
+    Sampled s;
+    s.term = &t;
+    for (Index j = 0; j < t.size; ++j) s.columns.push_back(t.offset + j);
+    for (const HyperTerm& h : t.hypers)
+      for (std::size_t k = 0; k < h.offsets.size(); ++k)
+        for (Index j = 0; j < h.sizes[k]; ++j) s.columns.push_back(h.offsets[k] + j);
+    std::sort(s.columns.begin(), s.columns.end());
+    s.columns.erase(std::unique(s.columns.begin(), s.columns.end()), s.columns.end());
+    for (Index c : s.columns) s.transforms.push_back(tr[c]);
+    sampled_.push_back(std::move(s));
+  }
+}
+
+void ExpectedPrior::add_cov(vi::ExpectationGradient* grad, bool dense, Index i, Index k, double g) {
+  if (dense) {
+    grad->d_cov(i, k) += g;
+  } else if (i == k) {
+    grad->d_var[i] += g;
+    d_var_[i] += g;
+  } else {
+    off_diagonal_.push_back({i, k, g});
+  }
+}
+
+double ExpectedPrior::evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* grad) {
+  const bool dense = q.dense;
+  const Index P = q.dim();
+  if (grad && !dense) {
+    d_var_.setZero(P);
+    off_diagonal_.clear();
+  }
+  double total = 0.0;
+
+  for (const Closed& c : closed_) {
+    const PriorTerm& t = *c.term;
+    const Index n = t.size;
+    for (Eigen::VectorXd* b : {&buf_m_, &buf_v_, &buf_val_, &buf_dm_, &buf_dv_})
+      if (b->size() < n) b->resize(n);
+    for (Index j = 0; j < n; ++j) {
+      buf_m_[j] = q.mean[t.offset + j];
+      buf_v_[j] = q.var(t.offset + j);
+    }
+    std::array<const double*, kMaxHyperparameters> h{};
+    std::array<Index, kMaxHyperparameters> hs{};
+    for (std::size_t k = 0; k < t.hypers.size(); ++k) {
+      h[k] = t.hypers[k].constant.data();
+      hs[k] = t.hypers[k].constant.size();
+    }
+    t.family->gaussian_expectation(buf_m_.data(), buf_v_.data(), n, h.data(), hs.data(), buf_val_.data(),
+                                   buf_dm_.data(), buf_dv_.data());
+    total += buf_val_.head(n).sum();
+    if (grad)
+      for (Index j = 0; j < n; ++j) {
+        grad->d_mean[t.offset + j] += buf_dm_[j];
+        add_cov(grad, dense, t.offset + j, t.offset + j, buf_dv_[j]);
+      }
+  }
+
+  for (Grid& g : grids_) {
+    // Enough points that halving them changes nothing that matters.
+    double v = grid_value(g, q, g.points, nullptr);
+    while (g.points < kMaxGridPoints) {
+      const double coarse = grid_value(g, q, g.points / 2, nullptr);
+      if (std::abs(v - coarse) <= 1e-12 * (1.0 + std::abs(v)) || !std::isfinite(v)) break;
+      g.points *= 2;
+      v = grid_value(g, q, g.points, nullptr);
+    }
+    total += grad ? grid_value(g, q, g.points, grad) : v;
+  }
+
+  for (const Scale& s : scales_) total += scale_value(s, q, grad);
+
+  se_ = 0.0;
+  if (!sampled_.empty()) {
+    Eigen::MatrixXd lbar;
+    if (dense && grad) lbar.setZero(P, P);
+    double var = 0.0;
+    for (Sampled& s : sampled_) {
+      total += sampled_value(s, q, grad, dense && grad ? &lbar : nullptr);
+      var += se_ * se_;
+    }
+    se_ = std::sqrt(var);
+    if (dense && grad) grad->d_cov += vi::cholesky_adjoint(q.chol, lbar);
+  }
+  if (grad) grad->value += total;
+  return total;
+}
+
+double ExpectedPrior::grid_value(const Grid& g, const vi::GaussianQ& q, int points,
+                                 vi::ExpectationGradient* grad) {
+  const quadrature::GaussHermiteRule& r = quadrature::gauss_hermite(points);
+  const Index n = r.size(), K = g.size;
+  z_.resize(n, K);
+  Eigen::VectorXd sd(K);
+  for (Index j = 0; j < K; ++j) {
+    sd[j] = std::sqrt(q.var(g.offset + j));
+    z_.col(j) = (q.mean[g.offset + j] + sd[j] * r.nodes).matrix();
+  }
+  tape_.rewind();
+  ad::Var z;
+  if (grad) {
+    z_adj_.setZero(n, K);
+    z = tape_.leaf(z_.data(), z_adj_.data(), n, K);
+  } else {
+    z = tape_.constant(z_.data(), n, K);
+  }
+  ad::Var x = z, total;
+  bool have = false;
+  if (g.constrained) {
+    const ad::Constrained c = ad::constrain(z, g.transforms);
+    x = c.x;
+    total = c.log_jacobian;
+    have = true;
+  }
+  if (g.term) {
+    std::array<ad::Var, kMaxHyperparameters> hypers;
+    for (std::size_t k = 0; k < g.term->hypers.size(); ++k) {
+      const Eigen::RowVectorXd& c = g.term->hypers[k].constant;
+      hypers[k] = tape_.constant(c.data(), 1, c.size());
+    }
+    const ad::Var lp = ad::row_sums(g.term->family->log_density(x, hypers.data()));
+    total = have ? ad::add(total, lp) : lp;
+  }
+  const double value = (r.weights * total.val().col(0)).sum();
+  if (grad) {
+    tape_.backward(total, r.weights.data());
+    for (Index j = 0; j < K; ++j) {
+      const Index c = g.offset + j;
+      grad->d_mean[c] += z_adj_.col(j).sum();
+      // d/dsd_j = sum_k z_k adj_kj, and dSigma_jj = 2 sd_j dsd_j.
+      const double d_sd = (z_adj_.col(j).array() * r.nodes).sum();
+      add_cov(grad, q.dense, c, c, d_sd / (2.0 * sd[j]));
+    }
+  }
+  return value;
+}
+
+double ExpectedPrior::scale_value(const Scale& s, const vi::GaussianQ& q, vi::ExpectationGradient* grad) {
+  const bool dense = q.dense;
+  std::vector<Index> r;
+  r.reserve(s.scales.size());
+  double total = 0.0;
+  for (Index j = 0; j < s.size; ++j) {
+    const Index X = s.offset + j;
+    const Index L = s.loc_offset >= 0 ? s.loc_offset + (s.loc_size == 1 ? 0 : j) : -1;
+    const double c = s.factor[s.factor.size() == 1 ? 0 : j];
+    r.clear();
+    for (const auto& [offset, size] : s.scales) r.push_back(offset + (size == 1 ? 0 : j));
+    // Moments of d = x - loc and u = sum of the log scales.
+    const double mu_d = q.mean[X] - (L >= 0 ? q.mean[L] : s.loc[s.loc.size() == 1 ? 0 : j]);
+    const double V_d = cov(q, X, X) + (L >= 0 ? cov(q, L, L) - 2.0 * cov(q, X, L) : 0.0);
+    double mu_u = 0.0, V_u = 0.0, C = 0.0;
+    for (Index a : r) {
+      mu_u += q.mean[a];
+      for (Index b : r) V_u += cov(q, a, b);
+      C += cov(q, X, a) - (L >= 0 ? cov(q, L, a) : 0.0);
+    }
+    // E log N(x | loc, c e^u) = -log(2 pi)/2 - log c - E u - E[d^2 e^{-2u}] / (2 c^2).
+    const double B = std::exp(-2.0 * mu_u + 2.0 * V_u) / (2.0 * c * c);
+    const double R = mu_d - 2.0 * C, Q = R * R + V_d;
+    total += -kHalfLog2Pi - std::log(c) - mu_u - B * Q;
+    if (!grad) continue;
+    const double t_mud = -2.0 * B * R, t_Vd = -B, t_C = 4.0 * B * R, t_muu = -1.0 + 2.0 * B * Q,
+                 t_Vu = -2.0 * B * Q;
+    grad->d_mean[X] += t_mud;
+    if (L >= 0) grad->d_mean[L] -= t_mud;
+    for (Index a : r) grad->d_mean[a] += t_muu;
+    // Var d = S_XX + S_LL - S_XL - S_LX;  Var u = sum_ab S_ab;  C = sum_a (S_Xa - S_La).
+    add_cov(grad, dense, X, X, t_Vd);
+    if (L >= 0) {
+      add_cov(grad, dense, L, L, t_Vd);
+      add_cov(grad, dense, X, L, -t_Vd);
+      add_cov(grad, dense, L, X, -t_Vd);
+    }
+    for (Index a : r) {
+      for (Index b : r) add_cov(grad, dense, a, b, t_Vu);
+      add_cov(grad, dense, X, a, 0.5 * t_C);
+      add_cov(grad, dense, a, X, 0.5 * t_C);
+      if (L >= 0) {
+        add_cov(grad, dense, L, a, -0.5 * t_C);
+        add_cov(grad, dense, a, L, -0.5 * t_C);
+      }
+    }
+  }
+  return total;
+}
+
+double ExpectedPrior::sampled_value(Sampled& s, const vi::GaussianQ& q, vi::ExpectationGradient* grad,
+                                    Eigen::MatrixXd* lbar) {
+  const Index K = sample_draws_, n = static_cast<Index>(s.columns.size()), P = q.dim();
+  const PriorTerm& t = *s.term;
+  const Index width = q.dense ? P : n;
+  if (s.eps.rows() != K || s.eps.cols() != width) {
+    s.eps.resize(K, width);
+    rng::standard_normal(seed_, rng::Purpose::fixed_draws, static_cast<std::uint64_t>(t.offset), 0, s.eps);
+  }
+  z_.resize(K, n);
+  s.sd.resize(n);
+  for (Index c = 0; c < n; ++c) {
+    const Index col = s.columns[c];
+    if (q.dense) {
+      z_.col(c) = (s.eps * q.chol.row(col).transpose()).array() + q.mean[col];
+    } else {
+      s.sd[c] = q.sd[col];
+      z_.col(c) = q.mean[col] + s.sd[c] * s.eps.col(c).array();
+    }
+  }
+  auto position = [&](Index col) {
+    return static_cast<Index>(std::lower_bound(s.columns.begin(), s.columns.end(), col) - s.columns.begin());
+  };
+  tape_.rewind();
+  ad::Var z;
+  if (grad) {
+    z_adj_.setZero(K, n);
+    z = tape_.leaf(z_.data(), z_adj_.data(), K, n);
+  } else {
+    z = tape_.constant(z_.data(), K, n);
+  }
+  const ad::Var x = ad::constrain(z, s.transforms).x;  // the Jacobians are the grid's
+  std::array<ad::Var, kMaxHyperparameters> hypers;
+  for (std::size_t k = 0; k < t.hypers.size(); ++k) {
+    const HyperTerm& h = t.hypers[k];
+    if (!h.is_expression()) {
+      hypers[k] = tape_.constant(h.constant.data(), 1, h.constant.size());
+      continue;
+    }
+    ad::Var v = x.cols(position(h.offsets[0]), h.sizes[0]);
+    for (std::size_t i = 1; i < h.offsets.size(); ++i)
+      v = ad::multiply(v, x.cols(position(h.offsets[i]), h.sizes[i]));
+    if (h.factor != 1.0) v = ad::multiply(v, tape_.constant(h.factor));
+    hypers[k] = v;
+  }
+  const ad::Var lp = ad::row_sums(t.family->log_density(x.cols(position(t.offset), t.size), hypers.data()));
+  const auto values = lp.val().col(0);
+  const double value = values.mean();
+  se_ = K > 1 ? std::sqrt((values - value).square().sum() / double(K - 1) / double(K)) : 0.0;
+  if (grad) {
+    const Eigen::VectorXd seed = Eigen::VectorXd::Constant(K, 1.0 / double(K));
+    tape_.backward(lp, seed.data());
+    for (Index c = 0; c < n; ++c) grad->d_mean[s.columns[c]] += z_adj_.col(c).sum();
+    if (q.dense) {
+      // dF/dL_{col, :} = sum_k adj_k eps_k'.
+      for (Index c = 0; c < n; ++c) lbar->row(s.columns[c]) += z_adj_.col(c).transpose() * s.eps;
+    } else {
+      for (Index c = 0; c < n; ++c) {
+        const double d_sd = (z_adj_.col(c).array() * s.eps.col(c).array()).sum();
+        add_cov(grad, false, s.columns[c], s.columns[c], d_sd / (2.0 * s.sd[c]));
+      }
+      s.adj = z_adj_;
+    }
+  }
+  return value;
+}
+
+void ExpectedPrior::hessian_times(const Eigen::VectorXd& d, Eigen::VectorXd& out) const {
+  out.array() += 2.0 * d_var_.array() * d.array();
+  for (const OffDiagonal& e : off_diagonal_) out[e.i] += 2.0 * e.g * d[e.k];
+  // Stein: E[grad^2 f] ~ (1/K) sum_k grad f_k (eps_k / sd)', symmetrized, from the stored draws.
+  for (const Sampled& s : sampled_) {
+    if (s.adj.size() == 0) continue;
+    const Index n = static_cast<Index>(s.columns.size());
+    Eigen::VectorXd dI(n);
+    for (Index c = 0; c < n; ++c) dI[c] = d[s.columns[c]];
+    const Eigen::VectorXd u = s.eps * (dI.array() / s.sd.array()).matrix();
+    const Eigen::VectorXd part1 = s.adj.transpose() * u;
+    const Eigen::VectorXd part2 = ((s.eps.transpose() * (s.adj * dI)).array() / s.sd.array()).matrix();
+    for (Index c = 0; c < n; ++c) out[s.columns[c]] += 0.5 * (part1[c] + part2[c]);
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> ExpectedPrior::methods() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto name_of = [&](Index offset) {
+    for (const auto& b : model_.layout().blocks())
+      if (b.offset == offset) return b.name;
+    return std::string("?");
+  };
+  for (const Closed& c : closed_) out.push_back({name_of(c.term->offset), "closed form"});
+  for (const Grid& g : grids_)
+    out.push_back({name_of(g.offset), (g.term ? "quadrature" : "Jacobian by quadrature") + std::string(" (") +
+                                          std::to_string(g.points) + " points)"});
+  for (const Scale& s : scales_) out.push_back({name_of(s.offset), "closed form (hierarchical normal)"});
+  for (const Sampled& s : sampled_)
+    out.push_back(
+        {name_of(s.term->offset), "sample average (" + std::to_string(sample_draws_) + " fixed draws)"});
+  return out;
+}
+
+}  // namespace bvi::models
