@@ -47,6 +47,7 @@ import time
 
 import numpy as np
 from scipy import linalg, optimize, special
+from scipy.linalg import blas
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
@@ -58,6 +59,9 @@ from vi_priors import ConfigError, expect_prior, is_closed_form  # noqa: E402
 from vi_model import FixedPrior, HierarchicalNormal, load_model, start_point  # noqa: E402
 from vi_likelihoods import make_likelihood  # noqa: E402
 
+# Recorded by make_datasets.py: optima of an older version are recomputed.
+REFERENCE_VERSION = 2
+
 # Backwards-compatible names (the logistic rule was this module's Quadrature).
 Quadrature = LogisticExpectation
 load_problem = load_model
@@ -67,13 +71,32 @@ load_problem = load_model
 # The expected log joint and its gradient
 # --------------------------------------------------------------------------------------------
 
+def weighted_gram(X, a):
+    """X' diag(a) X. When a <= 0 (every likelihood here is log-concave in eta, so
+    d/ds^2 E log p <= 0) as -B'B with B = sqrt(-a) X by BLAS syrk: half the flops of a GEMM."""
+    if np.all(a <= 0):
+        B = X * np.sqrt(-a)[:, None]
+        G = -blas.dsyrk(1.0, B.T, trans=0)              # B.T is Fortran-ordered: no copy
+        iu = np.triu_indices_from(G, 1)
+        G[(iu[1], iu[0])] = G[iu]
+        return G
+    return X.T @ (a[:, None] * X)
+
+
 class Terms:
     """E_q[log p(y, T(zeta)) + log|T'(zeta)|] at one (m, Sigma): value, g_m = d/dm, and
     dE/dSigma = pad(X' diag(a) X) + Gs (the likelihood's s_i^2 part kept as the row vector a,
     everything else in the dense P x P matrix Gs)."""
 
-    def __init__(self, value, g_m=None, a=None, Gs=None):
+    def __init__(self, value, g_m=None, a=None, Gs=None, X=None):
         self.value, self.g_m, self.a, self.Gs = value, g_m, a, Gs
+        self._X, self._gram = X, None
+
+    def gram(self):
+        """X' diag(a) X, computed once."""
+        if self._gram is None:
+            self._gram = weighted_gram(self._X, self.a)
+        return self._gram
 
 
 class Objective:
@@ -111,7 +134,7 @@ class Objective:
                 value += self._fixed(p, m, var, g_m, Gs, grad)
             else:
                 value += self._hierarchical(p, m, Sigma, var, full, g_m, Gs, grad)
-        return Terms(value, g_m, rows.a, Gs)
+        return Terms(value, g_m, rows.a, Gs, M.X)
 
     def _fixed(self, p, m, var, g_m, Gs, grad):
         idx = p.block.coords()
@@ -186,7 +209,7 @@ class Family:
         t = self._last[1]
         M = self.model
         G = t.Gs.copy()
-        G[:M.K, :M.K] += M.X.T @ (t.a[:, None] * M.X)
+        G[:M.K, :M.K] += t.gram()
         return t.g_m, -2.0 * G
 
     def _rows(self, m, XS):
@@ -294,7 +317,7 @@ class FullRank(Family):
             return val, None
         self._remember(x, t)
         GL = t.Gs @ L
-        GL[:M.K, :M.K] += M.X.T @ (t.a[:, None] * XL)
+        GL[:M.K, :M.K] += t.gram() @ L[:M.K, :M.K]     # X' diag(a) X L, reused by natural_targets
         gvals = (2.0 * GL)[self.tril].copy()
         gvals[self.diag_pos] = gvals[self.diag_pos] * diagL + 1.0
         return val, np.concatenate([t.g_m, gvals])
@@ -569,6 +592,7 @@ def solve(config_path, family, tol=1e-9, check_quadrature=True, log=None):
     m, sd, S = fam.summary(res["x"])
     out = {
         "family": family,
+        "reference_version": REFERENCE_VERSION,
         "elbo": res["elbo"],
         "grad_norm": res["grad_norm"],
         "parameter_scale": "mean, sd and cov are q's, on the unconstrained scale; a constrained "
@@ -579,7 +603,7 @@ def solve(config_path, family, tol=1e-9, check_quadrature=True, log=None):
     if S is not None:
         out["cov"] = [[float(v) for v in row] for row in S]
     Sfull = fam.cov(res["x"])[:model.K, :model.K]
-    s_all = np.sqrt(np.einsum("ij,jk,ik->i", model.X, Sfull, model.X))
+    s_all = np.sqrt(np.einsum("ij,ij->i", model.X @ Sfull, model.X))
     diag = {
         "converged": res["converged"],
         "grad_max_abs": res["grad_max_abs"],
