@@ -26,6 +26,8 @@ import io
 import json
 import math
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -546,9 +548,18 @@ class TestMonteCarlo(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def q_point(self, model, seed, logsd=-1.0):
+    def q_point(self, model, seed, logsd=-1.0, near_optimum=False):
+        """A random fullrank q; near_optimum: the fullrank optimum with m moved by 0.5 sd and
+        L scaled by 1.2 (log p - log q then varies little: small standard errors)."""
         fam = vo.FullRank(model)
-        x = random_point(fam, np.random.default_rng(seed), 0.3, logsd)
+        if near_optimum:
+            x = vo.optimize_family(fam, tol=1e-6)["x"]
+            P = model.P
+            L = fam.to_L(x[P:]) * 1.2
+            m = x[:P] + 0.5 * np.sqrt(np.diag(L @ L.T)) * np.random.default_rng(seed).standard_normal(P)
+            x = np.concatenate([m, fam.from_L(L)])
+        else:
+            x = random_point(fam, np.random.default_rng(seed), 0.3, logsd)
         m, S = fam.moments(x)
         draws = np.random.default_rng(seed + 1).multivariate_normal(m, S, size=DRAWS)
         return fam, x, m, S, draws
@@ -577,8 +588,8 @@ class TestMonteCarlo(unittest.TestCase):
                     cols[:, k] = stats.norm.logpdf(x[:, j], p.loc[j], scale)
         return cols
 
-    def check_model(self, model, seed, logsd=-1.0):
-        fam, x, m, S, draws = self.q_point(model, seed, logsd)
+    def check_model(self, model, seed, logsd=-1.0, near_optimum=False):
+        fam, x, m, S, draws = self.q_point(model, seed, logsd, near_optimum)
         exact = fam.elbo(x, grad=False)[0]
         eta = draws[:, :model.K] @ model.X.T
         u = draws[:, model.sigma_index] if model.sigma_index is not None else None
@@ -590,7 +601,12 @@ class TestMonteCarlo(unittest.TestCase):
     def test_every_likelihood(self):
         for i, lik in enumerate(LIKELIHOODS):
             with self.subTest(likelihood=lik):
-                self.check_model(self.models[lik], 10 + i)
+                # a random q (linear predictor sds on both sides of the quadrature switch for
+                # the logit/probit links), and a q near the optimum (standard errors < 0.05)
+                if lik != "normal":
+                    self.check_model(self.models[lik], 10 + i)
+                se = self.check_model(self.models[lik], 20 + i, near_optimum=True)
+                self.assertLess(se, 0.05)
 
     def test_every_prior_family_per_coordinate(self):
         """Each coordinate's E[log p(T(zeta)) + log|T'|] (the prior part of the ELBO, read off
@@ -616,6 +632,8 @@ class TestMonteCarlo(unittest.TestCase):
 
     def test_hierarchical_horseshoe(self):
         self.check_model(self.horseshoe, 8, logsd=-1.2)
+        # the funnel is far from Gaussian: 4 se < log 2 still
+        self.assertLess(self.check_model(self.horseshoe, 9, near_optimum=True), 0.15)
 
     def test_logistic_elbo_below_log_evidence(self):
         """log p(y) by 2-D integration over (alpha, beta) on a wide grid; the fullrank optimum is
@@ -838,6 +856,65 @@ class TestConfig(unittest.TestCase):
                                data_keys={"trials": "n"})
             with self.assertRaises(vo.ConfigError):
                 vo.load_model(cfg)
+
+
+# --------------------------------------------------------------------------------------------
+# nuts_reference.py (the Stan program and the data file; sampling itself is not run here)
+# --------------------------------------------------------------------------------------------
+
+class TestNutsReference(unittest.TestCase):
+    def test_breast_cancer_program(self):
+        import nuts_reference as nr
+        model = vo.load_model(os.path.join(HERE, "breast_cancer_shrinkage.json"))
+        self.assertEqual(model.names, ["alpha"] + ["beta.%d" % j for j in range(1, 31)] + ["tau"])
+        self.assertEqual(int(model.y.sum()), 212)               # y = 1: malignant
+        np.testing.assert_allclose(model.X[:, 1:].std(axis=0, ddof=1), 1.0, rtol=1e-13)
+        nc, data = nr.stan_program(model, "noncentred")
+        self.assertIn("vector[30] beta = 0.0 + (1.0 * tau) * beta_z;", nc)
+        self.assertIn("beta_z ~ std_normal();", nc)
+        self.assertIn("real<lower=0.0> tau;", nc)
+        self.assertIn("tau ~ cauchy(0, 1.0);", nc)
+        self.assertIn("y ~ bernoulli_logit(alpha + X * beta);", nc)
+        c, _ = nr.stan_program(model, "centred")
+        self.assertIn("beta ~ normal(0.0, 1.0 * tau);", c)
+        np.testing.assert_array_equal(data["X"], model.X[:, 1:])
+
+    def test_every_likelihood_and_vector_scales(self):
+        import nuts_reference as nr
+        rng = np.random.default_rng(3)
+        want = {"bernoulli_logit": "y ~ bernoulli_logit(", "bernoulli_probit": "normal_lcdf(sign .* (",
+                "binomial_logit": "y ~ binomial_logit(trials, ", "poisson_log": "+ offset);",
+                "normal": "y ~ normal(alpha + X * beta, sigma);"}
+        with tempfile.TemporaryDirectory() as d:
+            for lik in LIKELIHOODS:
+                prog, data = nr.stan_program(vo.load_model(likelihood_problem(d, lik, rng)))
+                self.assertIn(want[lik], prog)
+                self.assertIn("beta ~ normal(beta_loc, beta_scale);", prog)   # per-coefficient arrays
+            prog, _ = nr.stan_program(vo.load_model(horseshoe_problem(d, rng)))
+            self.assertIn("vector[4] beta = 0.0 + (0.5 * lambda * tau) .* beta_z;", prog)
+            self.assertIn("vector<lower=0.0>[4] lambda;", prog)
+            prog, _ = nr.stan_program(vo.load_model(zoo_problem(d, rng)))
+            self.assertIn("real<lower=1.0, upper=4.0> o_interval;", prog)
+            self.assertIn("n_upper ~ double_exponential(1.0, 0.5);", prog)
+            self.assertIn("q_vector_t ~ student_t(q_vector_t_df, 0.0, q_vector_t_scale);", prog)
+
+    @unittest.skipIf(not shutil.which("Rscript"), "R not installed")
+    def test_rdump_reads_back_in_R(self):
+        import nuts_reference as nr
+        data = {"N": 3, "D": 2, "X": np.array([[1.5, -2.0], [0.1, 3.0], [1e-300, 7.0]]),
+                "y": np.array([0, 1, 1]), "v": np.array([0.1, -2.5e10, 3.0])}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "data.R")
+            nr.write_rdump(path, data)
+            expr = ("e <- new.env(); sys.source('%s', envir = e); "
+                    "cat(e$N, e$D, is.integer(e$y), dim(e$X), sprintf('%%.17g', e$X), e$y, "
+                    "sprintf('%%.17g', e$v))" % path)
+            out = subprocess.run(["Rscript", "-e", expr], capture_output=True, text=True).stdout
+        got = out.split()
+        self.assertEqual(got[:5], ["3", "2", "TRUE", "3", "2"])
+        np.testing.assert_array_equal(np.array(got[5:11], dtype=float), data["X"].T.ravel())
+        self.assertEqual(got[11:14], ["0", "1", "1"])
+        np.testing.assert_array_equal(np.array(got[14:], dtype=float), data["v"])
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ case where the expectation stays closed form (HierarchicalNormal). Anything else
 
 import csv
 import json
-import math
 import os
 
 import numpy as np

@@ -32,8 +32,9 @@ theorem, the expected negative Hessian of the log joint),
                                                                     diag(S), but moves m by the
                                                                     full matrix)
 unit steps (rho = 1 is a Newton step in m), halved while S is not positive definite or the ELBO
-drops; L-BFGS when it stalls. Stop when the Euclidean norm of the gradient in the optimization
-coordinates is below --tol (1e-9); "converged" means < 1e-8 (exit status 1 otherwise).
+drops; where it stalls, a Newton polish (finite-difference Hessian of the exact gradient), then
+L-BFGS. Stop when the Euclidean norm of the gradient in the optimization coordinates is below
+--tol (1e-9); "converged" means < 1e-8 (exit status 1 otherwise).
 
 Standard library + numpy + scipy only. See tests/reference/README.md.
 """
@@ -56,7 +57,7 @@ if HERE not in sys.path:
 from vi_quadrature import (LOG_2PI, LogisticExpectation, PanelRule,  # noqa: E402
                            ProbitExpectation)
 from vi_priors import ConfigError, expect_prior, is_closed_form  # noqa: E402
-from vi_model import FixedPrior, HierarchicalNormal, load_model, start_point  # noqa: E402
+from vi_model import FixedPrior, load_model, start_point  # noqa: E402
 from vi_likelihoods import make_likelihood  # noqa: E402
 
 # Recorded by make_datasets.py: optima of an older version are recomputed.
@@ -427,8 +428,8 @@ def _fd_hessian(fam, x, g0=None):
 
 def _newton_polish(fam, x, f, g, tol, max_dim, log, max_steps=6):
     """Newton steps on the gradient with a finite-difference Hessian (negative definite at a
-    maximum; eigenvalues clipped below -1e-8 |max| otherwise), each backtracked until the
-    gradient norm falls. For problems of up to max_dim optimization coordinates."""
+    maximum; otherwise eigenvalues replaced by -max(|lambda|, 1e-8 |lambda|_max)), each
+    backtracked until the gradient norm falls. For up to max_dim optimization coordinates."""
     if x.size > max_dim:
         return x, f, g, 0
     steps = 0
@@ -437,7 +438,7 @@ def _newton_polish(fam, x, f, g, tol, max_dim, log, max_steps=6):
         if gn < tol:
             return x, f, g, steps - 1
         w, V = np.linalg.eigh(_fd_hessian(fam, x))
-        w = np.minimum(w, -1e-8 * np.max(np.abs(w)))
+        w = -np.maximum(np.abs(w), 1e-8 * np.max(np.abs(w)))     # saddle-free: |eigenvalues|
         d = -V @ ((V.T @ g) / w)
         t = 1.0
         while t > 1e-3:

@@ -52,7 +52,7 @@ import math
 import numpy as np
 from scipy import special
 
-from vi_quadrature import LOG_2PI, INV_SQRT_2PI, PanelRule, log_expit
+from vi_quadrature import LOG_2PI, INV_SQRT_2PI, log_expit
 
 LOG_2 = math.log(2.0)
 LOG_PI = math.log(math.pi)
