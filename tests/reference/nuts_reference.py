@@ -394,6 +394,7 @@ def main(argv=None):
                     "divergences": rounds[-1]["divergences"]},
         "rounds": rounds,
         "data": {"N": model.N, "features": model.feature_columns,
+                 "csv_sha256": model.csv_sha256,
                  "standardize": "features centred and divided by the sample sd (ddof = 1)"},
         "parameters": params,
         "stan_program": program,

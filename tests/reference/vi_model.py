@@ -20,6 +20,7 @@ case where the expectation stays closed form (HierarchicalNormal). Anything else
 """
 
 import csv
+import hashlib
 import json
 import os
 
@@ -308,6 +309,8 @@ def load_model(config_path):
     if likelihood == "binomial_logit" and "trials" not in extras:
         raise ConfigError("/data/trials: required by binomial_logit")
     header, table = read_csv(csv_path)
+    with open(csv_path, "rb") as f:
+        csv_sha256 = hashlib.sha256(f.read()).hexdigest()
     y = _column(header, table, response, "/data/response", csv_path)
     cols = {k: _column(header, table, v, "/data/" + k, csv_path) for k, v in extras.items()}
     features = data.get("features")
@@ -368,7 +371,9 @@ def load_model(config_path):
         if b.name not in priors_cfg:
             raise ConfigError("/model/priors: missing prior for %r" % b.name)
         priors.append(_prior(b, priors_cfg[b.name], by_name))
-    return Model(likelihood, X, rows, blocks, priors, list(features))
+    model = Model(likelihood, X, rows, blocks, priors, list(features))
+    model.csv_sha256 = csv_sha256
+    return model
 
 
 def start_point(model):
