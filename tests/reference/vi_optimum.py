@@ -1,33 +1,45 @@
 #!/usr/bin/python3
-"""Deterministic reference optimum of the Gaussian variational families for
-bayes-vi's logistic regression (``bernoulli_logit``) with Normal priors.
+"""Deterministic reference optimum of bayes-vi's Gaussian variational families, for every
+likelihood and prior family bayes-vi has.
 
     vi_optimum.py CONFIG.json --family meanfield|fullrank [--out FILE]
 
-Method (see tests/reference/README.md):
+q = N(m, Sigma) on the unconstrained parameter space (meanfield: Sigma diagonal). The ELBO
 
-* Under q(theta) = N(m, Sigma) every logit eta_n = x_n . theta is N(mu_n, s_n^2) with
-  mu_n = x_n . m and s_n^2 = x_n' Sigma x_n, so E_q log p(y_n | theta) = E log sigmoid(t_n eta_n)
-  (t_n = 2 y_n - 1) is a one-dimensional Gaussian integral F(t_n mu_n, s_n).
-* F is computed by Gauss-Hermite (16/24/48 nodes for s <= 0.3/0.6/1) and, when s > 1 (where Gauss-Hermite loses
-  accuracy because log sigmoid has poles at +-i*pi, i.e. at distance pi/s from the real z axis),
-  by splitting log sigmoid(eta) = min(eta, 0) - log1p(exp(-|eta|)): the first term's Gaussian
-  expectation is closed form and the second, smooth on each half-line and negligible beyond
-  |eta| = 40, is integrated against the Gaussian density by composite Gauss-Legendre.  Both rules
-  agree with adaptive quadrature to ~1e-14 per row over 0.05 <= s <= 50, |mu| <= 50.
-* The prior term and the entropy are closed form, so the ELBO (all constants included) and its
-  exact gradient (the derivative of the discretised objective itself) are deterministic.
-* Maximisation: natural-gradient fixed-point iterations with unit step (a Newton step for m, and
-  Sigma^{-1} <- Lambda_0 - 2 X' diag(dF/ds^2) X, or its diagonal for meanfield), safeguarded by
-  ELBO damping, then an L-BFGS polish when needed, until the gradient in the optimisation
-  coordinates -- (m, log sd) for meanfield, (m, L) with L lower triangular and log-diagonal for
-  fullrank -- has Euclidean norm below --tol.
+    E_q[log p(y | eta)] + E_q[log p(T(zeta)) + log|T'(zeta)|] + P/2 (1 + log 2 pi) + 1/2 log det Sigma
 
-Standard library + numpy + scipy only.
+is computed exactly (to quadrature accuracy, ~1e-13 relative), every constant included:
+
+* likelihood (vi_likelihoods.py): eta_i = x_i . theta is N(mu_i, s_i^2) under q, so each row's
+  expectation is a 1-D Gaussian integral -- closed form for poisson_log and normal (whose
+  sigma = exp(u) is handled jointly with eta_i by an exponential tilt), Gauss-Hermite / split or
+  sinh-graded Gauss-Legendre rules for the logit and probit links (vi_quadrature.py);
+* priors (vi_priors.py): one 1-D integral per coordinate over its Gaussian marginal, closed form
+  where one exists, else a composite Gauss-Legendre rule that resolves the density's kinks and
+  complex singularities; a hierarchical normal(loc, f * prod of positive parameters) prior is
+  closed form through the same tilt (HierarchicalNormal);
+* entropy: closed form.
+
+Gradients: every term is a function of m and of linear functionals of Sigma (s_i^2, the
+coordinate variances, Cov(eta_i, u), ...), so the gradient is dELBO/dm and the symmetric
+G = dE/dSigma of the expected log joint, chained to the optimization coordinates: (m, log sd)
+for meanfield (d/dlog sd_j = 2 sd_j^2 G_jj + 1) and (m, L) with Sigma = L L', L lower triangular
+with log diagonal, for fullrank (d/dL = 2 G L + diag(1/L_ii)).
+
+Optimizer: natural-gradient fixed point (the Bayesian learning rule): with P = -2 G (by Price's
+theorem, the expected negative Hessian of the log joint),
+    S <- (1 - rho) S + rho P,    m <- m + rho S^-1 dELBO/dm        (S = Sigma^-1; meanfield keeps
+                                                                    diag(S), but moves m by the
+                                                                    full matrix)
+unit steps (rho = 1 is a Newton step in m), halved while S is not positive definite or the ELBO
+drops; where it stalls, a Newton polish (finite-difference Hessian of the exact gradient), then
+L-BFGS. Stop when the Euclidean norm of the gradient in the optimization coordinates is below
+--tol (1e-9); "converged" means < 1e-8 (exit status 1 otherwise).
+
+Standard library + numpy + scipy only. See tests/reference/README.md.
 """
 
 import argparse
-import csv
 import json
 import math
 import os
@@ -36,306 +48,180 @@ import time
 
 import numpy as np
 from scipy import linalg, optimize, special
+from scipy.linalg import blas
 
-LOG_2PI = math.log(2.0 * math.pi)
-INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
 
+from vi_quadrature import (LOG_2PI, LogisticExpectation, PanelRule,  # noqa: E402
+                           ProbitExpectation)
+from vi_priors import ConfigError, expect_prior, is_closed_form  # noqa: E402
+from vi_model import FixedPrior, load_model, start_point  # noqa: E402
+from vi_likelihoods import make_likelihood  # noqa: E402
 
-class ConfigError(Exception):
-    pass
+# Recorded by make_datasets.py: optima of an older version are recomputed.
+REFERENCE_VERSION = 2
 
-
-# --------------------------------------------------------------------------------------------
-# Problem definition
-# --------------------------------------------------------------------------------------------
-
-class Problem:
-    """Design matrix X (N x P, intercept column first when present), signs t = 2y-1, Normal prior
-    (loc, scale) per parameter, parameter names."""
-
-    def __init__(self, X, y, loc, scale, names, features):
-        self.X = np.ascontiguousarray(X, dtype=np.float64)
-        self.y = np.asarray(y, dtype=np.float64)
-        self.t = 2.0 * self.y - 1.0
-        self.loc = np.asarray(loc, dtype=np.float64)
-        self.scale = np.asarray(scale, dtype=np.float64)
-        self.prec = 1.0 / self.scale ** 2
-        self.names = list(names)
-        self.features = list(features)
-        self.N, self.P = self.X.shape
-        self.X2 = self.X * self.X
-
-
-def _prior_vector(node, key, n, where):
-    if key not in node:
-        raise ConfigError("%s/%s: missing" % (where, key))
-    v = node[key]
-    if isinstance(v, bool) or not (isinstance(v, (int, float)) or isinstance(v, list)):
-        raise ConfigError("%s/%s: must be a number or an array of numbers" % (where, key))
-    if isinstance(v, list):
-        if len(v) != n or any(isinstance(e, bool) or not isinstance(e, (int, float)) for e in v):
-            raise ConfigError("%s/%s: array must hold %d numbers" % (where, key, n))
-        arr = np.array(v, dtype=np.float64)
-    else:
-        arr = np.full(n, float(v))
-    if not np.all(np.isfinite(arr)):
-        raise ConfigError("%s/%s: must be finite" % (where, key))
-    return arr
-
-
-def _normal_prior(priors, name, n):
-    where = "/model/priors/" + name
-    if name not in priors:
-        raise ConfigError(where + ": missing (the reference requires every prior to be stated)")
-    p = priors[name]
-    if not isinstance(p, dict) or list(p.keys()) != ["normal"] or not isinstance(p["normal"], dict):
-        raise ConfigError(where + ": only {\"normal\": {\"loc\": .., \"scale\": ..}} is supported")
-    loc = _prior_vector(p["normal"], "loc", n, where + "/normal")
-    scale = _prior_vector(p["normal"], "scale", n, where + "/normal")
-    if np.any(scale <= 0):
-        raise ConfigError(where + "/normal/scale: must be > 0")
-    return loc, scale
-
-
-def read_csv(path):
-    """Header + float matrix. Rejects ragged rows and non-finite values."""
-    with open(path, newline="") as f:
-        reader = csv.reader(f)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise ConfigError("%s: empty file" % path)
-    data = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
-    if data.shape[0] == 0:
-        raise ConfigError("%s: no rows" % path)
-    if data.shape[1] != len(header):
-        raise ConfigError("%s: %d columns in header, %d in rows" % (path, len(header), data.shape[1]))
-    if not np.all(np.isfinite(data)):
-        raise ConfigError("%s: non-finite value" % path)
-    return header, data
-
-
-def load_problem(config_path):
-    with open(config_path) as f:
-        cfg = json.load(f)
-    try:
-        data = cfg["data"]
-        model = cfg["model"]
-    except (KeyError, TypeError):
-        raise ConfigError("config must have objects 'data' and 'model'")
-    csv_path = data.get("csv")
-    if not isinstance(csv_path, str):
-        raise ConfigError("/data/csv: missing or not a string")
-    if not os.path.isabs(csv_path):
-        csv_path = os.path.join(os.path.dirname(os.path.abspath(config_path)), csv_path)
-    response = data.get("response")
-    if not isinstance(response, str):
-        raise ConfigError("/data/response: missing or not a string")
-    header, table = read_csv(csv_path)
-    if response not in header:
-        raise ConfigError("/data/response: column %r not in %s" % (response, csv_path))
-    features = data.get("features")
-    if features is None:
-        features = [h for h in header if h != response]
-    elif not isinstance(features, list) or not all(isinstance(h, str) for h in features):
-        raise ConfigError("/data/features: must be an array of column names")
-    for h in features:
-        if h not in header:
-            raise ConfigError("/data/features: column %r not in %s" % (h, csv_path))
-    y = table[:, header.index(response)]
-    if not np.all((y == 0) | (y == 1)):
-        raise ConfigError("%s: response %r must be 0 or 1" % (csv_path, response))
-    X = table[:, [header.index(h) for h in features]]
-    if data.get("standardize", False):
-        if X.shape[0] < 2:
-            raise ConfigError("/data/standardize: needs at least 2 rows")
-        sd = X.std(axis=0, ddof=1)
-        if np.any(sd == 0):
-            raise ConfigError("/data/standardize: constant feature %r"
-                              % features[int(np.argmin(sd))])
-        X = (X - X.mean(axis=0)) / sd
-    if model.get("likelihood") != "bernoulli_logit":
-        raise ConfigError("/model/likelihood: only 'bernoulli_logit' is supported")
-    intercept = model.get("intercept", False)
-    if not isinstance(intercept, bool):
-        raise ConfigError("/model/intercept: must be true or false")
-    priors = model.get("priors")
-    if not isinstance(priors, dict):
-        raise ConfigError("/model/priors: missing (the reference requires explicit priors)")
-    D = X.shape[1]
-    bloc, bscale = _normal_prior(priors, "beta", D)
-    names = ["beta.%d" % (j + 1) for j in range(D)]
-    feats = list(features)
-    if intercept:
-        aloc, ascale = _normal_prior(priors, "alpha", 1)
-        X = np.hstack([np.ones((X.shape[0], 1)), X])
-        bloc = np.concatenate([aloc, bloc])
-        bscale = np.concatenate([ascale, bscale])
-        names = ["alpha"] + names
-        feats = [None] + feats
-    return Problem(X, y, bloc, bscale, names, feats)
+# Backwards-compatible names (the logistic rule was this module's Quadrature).
+Quadrature = LogisticExpectation
+load_problem = load_model
 
 
 # --------------------------------------------------------------------------------------------
-# The 1-D expectation F(mu, s) = E[log sigmoid(mu + s z)], z ~ N(0, 1), and its derivatives
+# The expected log joint and its gradient
 # --------------------------------------------------------------------------------------------
 
-# Composite Gauss-Legendre panels on [0, 40] for the smooth remainder -log1p(exp(-|eta|)).
-_PANEL_EDGES = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0,
-                         14.0, 17.0, 20.0, 24.0, 28.0, 33.0, 40.0])
+def weighted_gram(X, a):
+    """X' diag(a) X. When a <= 0 (every likelihood here is log-concave in eta, so
+    d/ds^2 E log p <= 0) as -B'B with B = sqrt(-a) X by BLAS syrk: half the flops of a GEMM."""
+    if np.all(a <= 0):
+        B = X * np.sqrt(-a)[:, None]
+        G = -blas.dsyrk(1.0, B.T, trans=0)              # B.T is Fortran-ordered: no copy
+        iu = np.triu_indices_from(G, 1)
+        G[(iu[1], iu[0])] = G[iu]
+        return G
+    return X.T @ (a[:, None] * X)
 
 
-# Gauss-Hermite tiers (largest logit sd, nodes): fewer nodes suffice for narrow Gaussians. Each
-# tier reaches the double-precision floor (|error| < 1e-13 in F, < 1e-15 in dF/dmu, dF/ds over
-# |mu| <= 40) at its upper sd, checked against 200 nodes; see README.md.
-GH_TIERS = ((0.3, 16), (0.6, 24), (1.0, 48))
+class Terms:
+    """E_q[log p(y, T(zeta)) + log|T'(zeta)|] at one (m, Sigma): value, g_m = d/dm, and
+    dE/dSigma = pad(X' diag(a) X) + Gs (the likelihood's s_i^2 part kept as the row vector a,
+    everything else in the dense P x P matrix Gs)."""
+
+    def __init__(self, value, g_m=None, a=None, Gs=None, X=None):
+        self.value, self.g_m, self.a, self.Gs = value, g_m, a, Gs
+        self._X, self._gram = X, None
+
+    def gram(self):
+        """X' diag(a) X, computed once."""
+        if self._gram is None:
+            self._gram = weighted_gram(self._X, self.a)
+        return self._gram
 
 
-def _gh_rule(n):
-    x, w = np.polynomial.hermite.hermgauss(n)
-    return math.sqrt(2.0) * x, w / math.sqrt(math.pi)
+class Objective:
+    """Evaluates Terms for a model; `refine` multiplies every quadrature rule's resolution."""
+
+    def __init__(self, model, refine=1):
+        self.model = model
+        self.logistic = LogisticExpectation(refine=refine)
+        self.probit = ProbitExpectation(refine=refine)
+        self.rule = PanelRule(refine=refine)
+        self.lik = make_likelihood(model, self.logistic, self.probit)
+
+    def evaluate(self, m, Sigma, mu, s2, c, grad=True):
+        """Sigma: (P,) variances (meanfield) or (P, P) covariance (fullrank); mu, s2: the rows'
+        linear predictor moments; c = Cov(eta_i, log sigma) (normal likelihood, else None)."""
+        M = self.model
+        full = Sigma.ndim == 2
+        var = np.diag(Sigma) if full else Sigma
+        iu = M.sigma_index
+        sig = None if iu is None else (m[iu], var[iu], c)
+        rows = self.lik.expected(mu, s2, grad, sig)
+        value = rows.value
+        g_m = np.zeros(M.P) if grad else None
+        Gs = np.zeros((M.P, M.P)) if grad else None
+        if grad:
+            g_m[:M.K] = M.X.T @ rows.g_mu
+            if iu is not None:
+                g_m[iu] += rows.g_mu_u
+                Gs[iu, iu] += rows.g_v_u
+                cross = 0.5 * (M.X.T @ rows.g_c)
+                Gs[:M.K, iu] += cross
+                Gs[iu, :M.K] += cross
+        for p in M.priors:
+            if isinstance(p, FixedPrior):
+                value += self._fixed(p, m, var, g_m, Gs, grad)
+            else:
+                value += self._hierarchical(p, m, Sigma, var, full, g_m, Gs, grad)
+        return Terms(value, g_m, rows.a, Gs, M.X)
+
+    def _fixed(self, p, m, var, g_m, Gs, grad):
+        idx = p.block.coords()
+        val, dm, dv = expect_prior(p.family, p.block.transform, p.h, m[idx], var[idx],
+                                   self.logistic, self.rule)
+        if grad:
+            g_m[idx] += dm
+            Gs[idx, idx] += dv
+        return float(val.sum())
+
+    @staticmethod
+    def _hierarchical(p, m, Sigma, var, full, g_m, Gs, grad):
+        """x_j ~ N(loc, f e^(U_j)), U_j = a_j . zeta (HierarchicalNormal): with T_j =
+        E[(x_j - loc)^2 e^(-2 U_j)] = exp(-2 m_U + 2 v_U) ((m_j - loc - 2 c_j)^2 + v_j),
+        c_j = Cov(x_j, U_j), E log p = -log(2 pi)/2 - log f - m_U - T_j / (2 f^2)."""
+        idx = p.block.coords()
+        A = np.zeros((idx.size, m.size))
+        for j, load in enumerate(p.loadings):
+            for k, cnt in load.items():
+                A[j, k] = cnt
+        mU = A @ m
+        if full:
+            SA = Sigma @ A.T                                 # P x n
+            vU = np.einsum("jp,pj->j", A, SA)
+            c = SA[idx, np.arange(idx.size)]
+        else:
+            vU = (A * A) @ var
+            c = np.zeros(idx.size)
+        f2 = p.factor ** 2
+        with np.errstate(over="ignore"):
+            tilt = np.exp(-2.0 * mU + 2.0 * vU)
+        r = m[idx] - p.loc - 2.0 * c
+        T = tilt * (r * r + var[idx])
+        value = float(np.sum(-0.5 * LOG_2PI - math.log(p.factor) - mU - T / (2.0 * f2)))
+        if grad:
+            g_m[idx] += -tilt * r / f2
+            g_m += A.T @ (-1.0 + T / f2)
+            Gs[idx, idx] += -tilt / (2.0 * f2)
+            Gs += A.T @ ((-T / f2)[:, None] * A)
+            dc = 2.0 * tilt * r / f2
+            E = np.zeros_like(A)
+            E[np.arange(idx.size), idx] = 1.0
+            half = 0.5 * (E.T @ (dc[:, None] * A))
+            Gs += half + half.T
+        return value
 
 
-class Quadrature:
-    """F(mu, s) with derivatives dF/dmu, dF/ds (exact derivatives of the discrete rule).
-
-    s <= 1: Gauss-Hermite in z, node count by tier (GH_TIERS, times `refine`).
-    s >  1: closed-form E[min(eta, 0)] + composite Gauss-Legendre (leg_nodes per panel) of
-            -log1p(exp(-|eta|)) * N(eta; mu, s^2) over eta in [-40, 40].
-    refine=2 doubles every node count (used to check the error of the default rule).
-    """
-
-    def __init__(self, refine=1, leg_nodes=20, block=1 << 19):
-        self.tiers = [(smax, _gh_rule(refine * n), refine * n) for smax, n in GH_TIERS]
-        self.switch = GH_TIERS[-1][0]
-        self.leg_nodes = refine * leg_nodes
-        gx, gw = np.polynomial.legendre.leggauss(self.leg_nodes)
-        a, b = _PANEL_EDGES[:-1], _PANEL_EDGES[1:]
-        e = ((b - a)[:, None] / 2 * gx[None, :] + (a + b)[:, None] / 2).ravel()
-        ew = ((b - a)[:, None] / 2 * gw[None, :]).ravel()
-        r = -np.log1p(np.exp(-e))
-        self.eta = np.concatenate([-e[::-1], e])                # nodes in eta
-        self.eta_wr = np.concatenate([(ew * r)[::-1], ew * r])  # weight * remainder
-        self.block = block                                      # elements per work array
-        self.z, self.w = self.tiers[-1][1]                      # for the s == 0 limit
-
-    def __call__(self, mu, s, grad=True):
-        mu = np.asarray(mu, dtype=np.float64)
-        s = np.asarray(s, dtype=np.float64)
-        F = np.empty_like(mu)
-        Fm = np.empty_like(mu)
-        Fs = np.empty_like(mu)
-        lower = -np.inf
-        for smax, (z, w), n in self.tiers:
-            idx = np.flatnonzero((s > lower) & (s <= smax))
-            lower = smax
-            wz = w * z
-            step = max(1, self.block // n)
-            for k in range(0, idx.size, step):
-                i = idx[k:k + step]
-                x = mu[i, None] + s[i, None] * z[None, :]
-                e = np.exp(-np.abs(x))
-                l1 = np.log1p(e)
-                F[i] = (np.minimum(x, 0.0) - l1) @ w           # log sigmoid(x) = min(x,0) - log1p(e^-|x|)
-                if grad:
-                    d1 = np.where(x > 0, e, 1.0) / (1.0 + e)   # sigmoid(-x) = d/dx log sigmoid(x)
-                    Fm[i] = d1 @ w
-                    Fs[i] = d1 @ wz
-        idx = np.flatnonzero(s > self.switch)
-        step = max(1, self.block // self.eta.size)
-        for k in range(0, idx.size, step):
-            i = idx[k:k + step]
-            m, sd = mu[i], s[i]
-            u = m / sd
-            phi = INV_SQRT_2PI * np.exp(-0.5 * u * u)
-            cdf = special.ndtr(-u)
-            d = (self.eta[None, :] - m[:, None]) / sd[:, None]
-            dens = np.exp(-0.5 * d * d) * (INV_SQRT_2PI / sd)[:, None]
-            wd = dens * self.eta_wr[None, :]
-            F[i] = m * cdf - sd * phi + wd.sum(axis=1)
-            if grad:
-                Fm[i] = cdf + (wd * d).sum(axis=1) / sd
-                Fs[i] = -phi + (wd * (d * d - 1.0)).sum(axis=1) / sd
-        return F, Fm, Fs
-
-    def describe(self):
-        return {"gauss_hermite": "logit sd <= %s: %s nodes" % (
-                    "/".join(str(t[0]) for t in self.tiers), "/".join(str(t[2]) for t in self.tiers)),
-                "split_rule": "logit sd > %s: closed-form E[min(eta,0)] + Gauss-Legendre %d nodes "
-                              "x %d panels on |eta|<=40"
-                              % (self.switch, self.leg_nodes, len(_PANEL_EDGES) - 1)}
-
-
-def _second_moment_coef(Fs, s, quad_zero):
-    """a = dF/d(s^2) = (dF/ds) / (2 s); at s == 0 (an all-zero design row) use the limit."""
-    a = np.empty_like(s)
-    pos = s > 0
-    a[pos] = Fs[pos] / (2.0 * s[pos])
-    if np.any(~pos):
-        a[~pos] = quad_zero(~pos)
-    return a
+def entropy(P, logdet):
+    return 0.5 * P * (1.0 + LOG_2PI) + 0.5 * logdet
 
 
 # --------------------------------------------------------------------------------------------
-# ELBO of the two families
+# The two families
 # --------------------------------------------------------------------------------------------
 
 class Family:
-    """Common machinery; subclasses define the covariance parametrisation."""
-
-    def __init__(self, prob, quad):
-        self.prob = prob
-        self.quad = quad
-        self.P = prob.P
+    def __init__(self, model, objective=None):
+        self.model = model
+        self.prob = model        # older name
+        self.obj = objective or Objective(model)
+        self.P = model.P
         self.nfev = 0
+        self._last = None
 
-    def _loglik_terms(self, m, s, grad=True):
-        p = self.prob
-        mu = p.X @ m
-        F, Fm, Fs = self.quad(p.t * mu, s, grad)
-        if not grad:
-            return F.sum(), None, None, None
-        g_mu = p.t * Fm
-
-        def limit(mask):
-            x = (p.t * mu)[mask][:, None] + 0.0 * self.quad.z[None, :]
-            d1 = special.expit(-x)
-            return 0.5 * ((-d1 * (1.0 - d1)) @ self.quad.w)
-
-        a = _second_moment_coef(Fs, s, limit)
-        return F.sum(), g_mu, a, (F, Fm, Fs)
-
-    def _remember(self, x, g_mu, a):
-        self._last = (x.copy(), g_mu, a)
-
-    def _recall(self, x):
-        last = getattr(self, "_last", None)
-        if last is not None and np.array_equal(last[0], x):
-            return last[1], last[2]
-        return None
+    def _remember(self, x, terms):
+        self._last = (x.copy(), terms)
 
     def natural_targets(self, x):
-        """Gradient in m and the fixed-point precision Lambda_0 - 2 X' diag(dF/ds^2) X."""
-        p = self.prob
-        got = self._recall(x)
-        if got is None:
+        """dELBO/dm and P = -2 dE/dSigma (full matrix)."""
+        if self._last is None or not np.array_equal(self._last[0], x):
             self.elbo(x)
-            got = self._recall(x)
-        g_mu, a = got
-        m = x[:self.P]
-        Pmat = (p.X * (-2.0 * a)[:, None]).T @ p.X
-        Pmat[np.diag_indices_from(Pmat)] += p.prec
-        g_m = p.X.T @ g_mu - (m - p.loc) * p.prec
-        return g_m, Pmat
+        t = self._last[1]
+        M = self.model
+        G = t.Gs.copy()
+        G[:M.K, :M.K] += t.gram()
+        return t.g_m, -2.0 * G
 
-    def _prior_mean_part(self, m):
-        p = self.prob
-        r = m - p.loc
-        val = -0.5 * self.P * LOG_2PI - np.sum(np.log(p.scale)) - 0.5 * np.sum(r * r * p.prec)
-        return val, -r * p.prec
-
-    def entropy(self, logdet):
-        return 0.5 * self.P * (1.0 + LOG_2PI) + 0.5 * logdet
+    def _rows(self, m, XS):
+        """mu, and c = Cov(eta, log sigma) for the normal likelihood (XS: X L[:K,:K] or None)."""
+        M = self.model
+        mu = M.X @ m[:M.K]
+        if M.sigma_index is None:
+            return mu, None
+        if XS is None:
+            return mu, np.zeros(M.N)
+        return mu, XS[0] @ XS[1]
 
 
 class MeanField(Family):
@@ -345,8 +231,8 @@ class MeanField(Family):
     def split(self, x):
         return x[:self.P], x[self.P:]
 
-    def init_params(self, m, prec_matrix):
-        return np.concatenate([m, -0.5 * np.log(np.diag(prec_matrix))])
+    def init_params(self, m, var):
+        return np.concatenate([m, 0.5 * np.log(var)])
 
     def moments(self, x):
         m, rho = self.split(x)
@@ -354,41 +240,44 @@ class MeanField(Family):
 
     def elbo(self, x, grad=True):
         self.nfev += 1
-        p = self.prob
+        M = self.model
         m, rho = self.split(x)
         v = np.exp(2.0 * rho)
-        s = np.sqrt(p.X2 @ v)
-        ll, g_mu, a, _ = self._loglik_terms(m, s, grad)
-        pm, g_m_prior = self._prior_mean_part(m)
-        val = ll + pm - 0.5 * np.sum(v * p.prec) + self.entropy(2.0 * np.sum(rho))
+        mu, c = self._rows(m, None)
+        s2 = M.X2 @ v[:M.K]
+        t = self.obj.evaluate(m, v, mu, s2, c, grad)
+        val = t.value + entropy(self.P, 2.0 * np.sum(rho))
         if not grad:
             return val, None
-        self._remember(x, g_mu, a)
-        g_m = p.X.T @ g_mu + g_m_prior
-        g_v = p.X2.T @ a - 0.5 * p.prec
-        g_rho = 2.0 * v * g_v + 1.0
-        return val, np.concatenate([g_m, g_rho])
+        self._remember(x, t)
+        Gd = np.diag(t.Gs).copy()
+        Gd[:M.K] += M.X2.T @ t.a
+        return val, np.concatenate([t.g_m, 2.0 * v * Gd + 1.0])
 
-    def combine(self, x, m_new, Pmat, rho_step):
-        """Move a fraction rho_step of the way (in m and in precision) to the targets."""
+    def combine(self, x, g_m, Ptar, rho_step):
+        """Precision (1 - rho) S + rho P on the diagonal; m moved by the full matrix
+        (1 - rho) diag(S) + rho P (a Newton step at rho = 1)."""
         m, v = self.moments(x)
-        prec_now = 1.0 / v
-        prec_tgt = np.diag(Pmat)
-        prec = (1.0 - rho_step) * prec_now + rho_step * prec_tgt
-        mm = m + rho_step * (m_new - m)
-        return np.concatenate([mm, -0.5 * np.log(prec)])
+        Mmat = rho_step * Ptar
+        Mmat[np.diag_indices_from(Mmat)] += (1.0 - rho_step) / v
+        cf = linalg.cho_factor(Mmat)                    # LinAlgError when not positive definite
+        mm = m + rho_step * linalg.cho_solve(cf, g_m)
+        return np.concatenate([mm, -0.5 * np.log(np.diag(Mmat))])
 
     def summary(self, x):
         m, v = self.moments(x)
         return m, np.sqrt(v), None
+
+    def cov(self, x):
+        return np.diag(self.moments(x)[1])
 
 
 class FullRank(Family):
     """params = (m, L) with L lower triangular stored row-wise, diagonal as log L_ii."""
     name = "fullrank"
 
-    def __init__(self, prob, quad):
-        super().__init__(prob, quad)
+    def __init__(self, model, objective=None):
+        super().__init__(model, objective)
         self.tril = np.tril_indices(self.P)
         self.diag_pos = np.flatnonzero(self.tril[0] == self.tril[1])
 
@@ -404,8 +293,8 @@ class FullRank(Family):
         vals[self.diag_pos] = np.log(vals[self.diag_pos])
         return vals
 
-    def init_params(self, m, prec_matrix):
-        return np.concatenate([m, self.from_L(_chol_of_inverse(prec_matrix))])
+    def init_params(self, m, var):
+        return np.concatenate([m, self.from_L(np.diag(np.sqrt(var)))])
 
     def moments(self, x):
         m = x[:self.P]
@@ -414,41 +303,46 @@ class FullRank(Family):
 
     def elbo(self, x, grad=True):
         self.nfev += 1
-        p = self.prob
+        M = self.model
         m = x[:self.P]
         L = self.to_L(x[self.P:])
-        XL = p.X @ L
-        s = np.sqrt(np.einsum("ij,ij->i", XL, XL))
-        ll, g_mu, a, _ = self._loglik_terms(m, s, grad)
-        pm, g_m_prior = self._prior_mean_part(m)
+        S = L @ L.T
+        XL = M.X @ L[:M.K, :M.K]                 # rows of L above K have no entries past K
+        s2 = np.einsum("ij,ij->i", XL, XL)
+        iu = M.sigma_index
+        mu, c = self._rows(m, None if iu is None else (XL, L[iu, :M.K]))
+        t = self.obj.evaluate(m, S, mu, s2, c, grad)
         diagL = np.diag(L)
-        val = (ll + pm - 0.5 * np.sum(np.sum(L * L, axis=1) * p.prec)
-               + self.entropy(2.0 * np.sum(np.log(diagL))))
+        val = t.value + entropy(self.P, 2.0 * np.sum(np.log(diagL)))
         if not grad:
             return val, None
-        self._remember(x, g_mu, a)
-        g_m = p.X.T @ g_mu + g_m_prior
-        # dELBO/dSigma = X' diag(a) X - diag(prec)/2 (+ Sigma^{-1}/2 from the entropy);
-        # dELBO/dL = 2 (X' diag(a) X - diag(prec)/2) L + diag(1/L_ii)
-        GL = 2.0 * (p.X.T @ (a[:, None] * XL)) - p.prec[:, None] * L
-        gvals = GL[self.tril].copy()
+        self._remember(x, t)
+        GL = t.Gs @ L
+        GL[:M.K, :M.K] += t.gram() @ L[:M.K, :M.K]     # X' diag(a) X L, reused by natural_targets
+        gvals = (2.0 * GL)[self.tril].copy()
         gvals[self.diag_pos] = gvals[self.diag_pos] * diagL + 1.0
-        return val, np.concatenate([g_m, gvals])
+        return val, np.concatenate([t.g_m, gvals])
 
-    def combine(self, x, m_new, Pmat, rho_step):
+    def combine(self, x, g_m, Ptar, rho_step):
+        """S <- (1 - rho) S + rho P, m <- m + rho S^-1 g_m."""
         m = x[:self.P]
-        L = self.to_L(x[self.P:])
         if rho_step == 1.0:
-            prec = Pmat
+            prec = Ptar
         else:
+            L = self.to_L(x[self.P:])
             Linv = linalg.solve_triangular(L, np.eye(self.P), lower=True)
-            prec = (1.0 - rho_step) * (Linv.T @ Linv) + rho_step * Pmat
-        mm = m + rho_step * (m_new - m)
+            prec = (1.0 - rho_step) * (Linv.T @ Linv) + rho_step * Ptar
+        prec = 0.5 * (prec + prec.T)
+        cf = linalg.cho_factor(prec)                    # LinAlgError when not positive definite
+        mm = m + rho_step * linalg.cho_solve(cf, g_m)
         return np.concatenate([mm, self.from_L(_chol_of_inverse(prec))])
 
     def summary(self, x):
         m, S = self.moments(x)
         return m, np.sqrt(np.diag(S)), S
+
+    def cov(self, x):
+        return self.moments(x)[1]
 
 
 def _chol_of_inverse(prec):
@@ -456,64 +350,119 @@ def _chol_of_inverse(prec):
     prec = 0.5 * (prec + prec.T)
     R = linalg.cholesky(prec, lower=True)           # prec = R R'
     Rinv = linalg.solve_triangular(R, np.eye(prec.shape[0]), lower=True)
-    # prec^{-1} = R^{-T} R^{-1}; R^{-T} is upper triangular -> re-factor to lower form.
-    S = Rinv.T @ Rinv
+    S = Rinv.T @ Rinv                               # prec^{-1} = R^-T R^-1
     return linalg.cholesky(0.5 * (S + S.T), lower=True)
 
 
+FAMILIES = {"meanfield": MeanField, "fullrank": FullRank}
+
+
 # --------------------------------------------------------------------------------------------
-# Optimiser
+# Optimizer
 # --------------------------------------------------------------------------------------------
 
-def _fixed_point(fam, x, f, g, tol, max_iter, log):
-    """Natural-gradient steps of unit length: m <- m + P^{-1} grad_m (a Newton step, as the
-    Hessian of the expected log joint in m is -P) and Sigma^{-1} <- P (fullrank) or
-    diag(Sigma)^{-1} <- diag(P) (meanfield), with P = Lambda_0 - 2 X' diag(dF/ds^2) X.  At a
-    fixed point both gradients vanish.  Steps are halved (in m and in precision) if the ELBO
-    drops by more than rounding."""
+def _fixed_point(fam, x, f, g, tol, max_iter, log, patience=12):
+    """Natural-gradient fixed point (see the module docstring). At a fixed point P = Sigma^-1
+    (fullrank; its diagonal for meanfield) and dELBO/dm = 0: the gradient vanishes.
+
+    A step is halved while S is not positive definite or the ELBO drops by more than rounding.
+    Near the optimum the ELBO no longer tells steps apart, and the map (linear convergence) may
+    cycle there instead of contracting, e.g. when q's variances feed back into the curvature
+    (hierarchical scales, sigma, heavy-tailed priors). So the point with the smallest gradient is
+    kept, and the iteration stops after `patience` steps that did not halve the best gradient
+    norm; the Newton polish takes over."""
+    best = (x, f, g)
+    since_best = 0
+    mark = np.linalg.norm(g)
     it = 0
-    stall = 0
     for it in range(1, max_iter + 1):
-        gn = float(np.linalg.norm(g))
-        if gn < tol:
-            return x, f, g, it - 1
-        g_m, Pmat = fam.natural_targets(x)
-        try:
-            cf = linalg.cho_factor(Pmat)
-        except linalg.LinAlgError:
+        if np.linalg.norm(g) < tol:
+            it -= 1
             break
-        m_new = x[:fam.P] + linalg.cho_solve(cf, g_m)
+        g_m, Ptar = fam.natural_targets(x)
         rho_step = 1.0
         accepted = False
         while rho_step > 1e-4:
             try:
-                xn = fam.combine(x, m_new, Pmat, rho_step)
-            except (linalg.LinAlgError, FloatingPointError):
+                with np.errstate(over="ignore", invalid="ignore"):
+                    xn = fam.combine(x, g_m, Ptar.copy(), rho_step)
+                    fn, gnew = fam.elbo(xn) if np.all(np.isfinite(xn)) else (-np.inf, None)
+            except (linalg.LinAlgError, FloatingPointError, ValueError):
                 rho_step *= 0.5
                 continue
-            fn, gnew = fam.elbo(xn)
-            # accept ascent; near the optimum accept changes at rounding level too
-            if np.isfinite(fn) and fn >= f - 1e-12 * (1.0 + abs(f)):
+            if (np.isfinite(fn) and np.all(np.isfinite(gnew))
+                    and fn >= f - 1e-12 * (1.0 + abs(f))):
                 accepted = True
                 break
             rho_step *= 0.5
         if not accepted:
             break
-        stall = stall + 1 if (np.linalg.norm(gnew) >= gn and rho_step < 1.0) else 0
         x, f, g = xn, fn, gnew
         if log:
             log("fixed-point %3d  elbo %.12f  |grad| %.3e  step %.3g"
                 % (it, f, np.linalg.norm(g), rho_step))
-        if stall >= 5:
-            break
-    return x, f, g, it
+        if np.linalg.norm(g) < np.linalg.norm(best[2]):
+            best = (x, f, g)
+        if np.linalg.norm(best[2]) < 0.5 * mark:
+            mark, since_best = np.linalg.norm(best[2]), 0
+        else:
+            since_best += 1
+            if since_best >= patience:
+                break
+    return best + (it,)
+
+
+def _fd_hessian(fam, x, g0=None):
+    """Hessian of the ELBO in the optimization coordinates by central differences of the exact
+    gradient (step 1e-5 max(1, |x_i|): truncation ~1e-10, rounding ~1e-11 relative)."""
+    n = x.size
+    H = np.empty((n, n))
+    for i in range(n):
+        h = 1e-5 * max(1.0, abs(x[i]))
+        xp, xm = x.copy(), x.copy()
+        xp[i] += h
+        xm[i] -= h
+        H[:, i] = (fam.elbo(xp)[1] - fam.elbo(xm)[1]) / (2.0 * h)
+    return 0.5 * (H + H.T)
+
+
+def _newton_polish(fam, x, f, g, tol, max_dim, log, max_steps=6):
+    """Newton steps on the gradient with a finite-difference Hessian (negative definite at a
+    maximum; otherwise eigenvalues replaced by -max(|lambda|, 1e-8 |lambda|_max)), each
+    backtracked until the gradient norm falls. For up to max_dim optimization coordinates."""
+    if x.size > max_dim:
+        return x, f, g, 0
+    steps = 0
+    for steps in range(1, max_steps + 1):
+        gn = np.linalg.norm(g)
+        if gn < tol:
+            return x, f, g, steps - 1
+        w, V = np.linalg.eigh(_fd_hessian(fam, x))
+        w = -np.maximum(np.abs(w), 1e-8 * np.max(np.abs(w)))     # saddle-free: |eigenvalues|
+        d = -V @ ((V.T @ g) / w)
+        t = 1.0
+        while t > 1e-3:
+            with np.errstate(over="ignore", invalid="ignore"):
+                fn, gnew = fam.elbo(x + t * d)
+            if np.isfinite(fn) and np.all(np.isfinite(gnew)) and np.linalg.norm(gnew) < gn:
+                break
+            t *= 0.5
+        else:
+            return x, f, g, steps
+        x, f, g = x + t * d, fn, gnew
+        if log:
+            log("newton %d  elbo %.12f  |grad| %.3e  step %.3g" % (steps, f, np.linalg.norm(g), t))
+    return x, f, g, steps
 
 
 def _lbfgs(fam, x, f, g, tol, max_iter, log):
-    """L-BFGS on the same objective (used when the fixed point stalls, and as a cross-check).
+    """L-BFGS on the same objective (when the fixed point stalls, and as a cross-check).
     It stops near |grad| ~ 1e-8 once ELBO differences fall below rounding."""
     def negf(z):
-        v, gr = fam.elbo(z)
+        with np.errstate(over="ignore", invalid="ignore"):
+            v, gr = fam.elbo(z)
+        if not (np.isfinite(v) and np.all(np.isfinite(gr))):
+            return np.inf, np.zeros_like(z)
         return -v, -gr
     res = optimize.minimize(negf, x, jac=True, method="L-BFGS-B",
                             options={"maxiter": max_iter, "maxfun": 2 * max_iter,
@@ -528,84 +477,160 @@ def _lbfgs(fam, x, f, g, tol, max_iter, log):
     return x, f, g, info
 
 
+def start(fam):
+    """m0: each prior's centre (vi_model.start_point), with a data-based intercept for
+    poisson_log (log of the pooled rate) and normal (the mean response) and sigma = the response's
+    sd about it. Variances: 1 / max(-2 dE/dv_j, ...) at (m0, v = 0.01), i.e. the curvature of the
+    expected log joint there (1 where it is not concave)."""
+    M = fam.model
+    m0 = start_point(M)
+    names = M.names
+    if M.likelihood == "poisson_log" and "alpha" in names:
+        rate = (M.y.sum() + 0.5) / np.exp(M.data["offset"]).sum()
+        m0[names.index("alpha")] = math.log(rate)
+    if M.likelihood == "normal":
+        centre = M.y.mean() if "alpha" in names else 0.0
+        if "alpha" in names:
+            m0[names.index("alpha")] = centre
+        m0[M.sigma_index] = math.log(max(math.sqrt(np.mean((M.y - centre) ** 2)), 1e-8))
+    v = np.full(M.P, 1e-2)
+    mf = MeanField(M, fam.obj)
+    with np.errstate(over="ignore", invalid="ignore"):
+        _, g = mf.elbo(mf.init_params(m0, v))
+    curv = -(g[M.P:] - 1.0) / v                      # -2 G_jj = -(d/dlog sd - 1) / v
+    ok = np.isfinite(curv) & (curv > 0)
+    v0 = np.where(ok, 1.0 / np.where(ok, curv, 1.0), 1.0)
+    return fam.init_params(m0, v0)
+
+
 def optimize_family(fam, tol=1e-9, max_fixed_point=500, max_lbfgs=20000, log=None,
-                    method="auto"):
-    """method "auto": fixed point, then (if it stalls) L-BFGS and the fixed point again.
-    method "lbfgs": L-BFGS only (an independent optimiser for cross-checks)."""
-    p = fam.prob
+                    method="auto", x0=None, newton_max_dim=800):
+    """method "auto": fixed point; if it stops short of tol, a Newton polish (finite-difference
+    Hessian, up to newton_max_dim coordinates), then L-BFGS and the fixed point again if needed.
+    method "lbfgs": L-BFGS only (an independent optimizer for cross-checks)."""
     t0 = time.time()
-    # Start: m at the prior location, precision Lambda_0 + X'X/4 (the largest curvature the
-    # logistic likelihood can have, so the start is never wider than the posterior).
-    prec0 = (p.X.T @ p.X) * 0.25
-    prec0[np.diag_indices_from(prec0)] += p.prec
-    x = fam.init_params(p.loc.copy(), prec0)
+    x = start(fam) if x0 is None else x0
     f, g = fam.elbo(x)
-    fp_iters = 0
-    lbfgs_info = None
+    fp_iters = newton = 0
+    lbfgs_info = []
     steps = []
     if method == "lbfgs":
-        x, f, g, lbfgs_info = _lbfgs(fam, x, f, g, tol, max_lbfgs, log)
+        x, f, g, info = _lbfgs(fam, x, f, g, tol, max_lbfgs, log)
+        lbfgs_info.append(info)
         steps.append("L-BFGS")
     else:
         x, f, g, n = _fixed_point(fam, x, f, g, tol, max_fixed_point, log)
         fp_iters += n
         steps.append("natural-gradient fixed point")
-        if not np.linalg.norm(g) < tol:
-            x, f, g, lbfgs_info = _lbfgs(fam, x, f, g, tol, max_lbfgs, log)
+        for _ in range(3):
+            if np.linalg.norm(g) < tol:
+                break
+            x, f, g, n = _newton_polish(fam, x, f, g, tol, newton_max_dim, log)
+            if n:
+                newton += n
+                steps.append("Newton polish")
+            if np.linalg.norm(g) < tol:
+                break
+            x, f, g, info = _lbfgs(fam, x, f, g, tol, max_lbfgs, log)
+            lbfgs_info.append(info)
             x, f, g, n = _fixed_point(fam, x, f, g, tol, max_fixed_point, log)
             fp_iters += n
             steps += ["L-BFGS", "fixed point"]
     gn = float(np.linalg.norm(g))
     return {"x": x, "elbo": float(f), "grad": g, "grad_norm": gn,
             "grad_max_abs": float(np.max(np.abs(g))), "converged": bool(gn < 1e-8),
-            "fixed_point_iterations": fp_iters, "lbfgs": lbfgs_info, "method": " + ".join(steps),
+            "fixed_point_iterations": fp_iters, "newton_steps": newton,
+            "lbfgs": lbfgs_info or None, "method": " + ".join(steps),
             "function_evaluations": fam.nfev, "seconds": time.time() - t0}
 
 
-FAMILIES = {"meanfield": MeanField, "fullrank": FullRank}
+# --------------------------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------------------------
+
+Z_QUANTILES = {"q05": special.ndtri(0.05), "q50": 0.0, "q95": special.ndtri(0.95)}
+
+
+def parameter_rows(model, m, sd, rule):
+    """name, mean, sd (of q, unconstrained scale), feature; for a constrained coordinate also
+    "scale": "unconstrained", the transform (kind none/lower/upper/interval with its bounds, as
+    in vi_priors.Transform), and "constrained": mean and sd of x = T(zeta) (closed
+    form or quadrature) and its 5/50/95 % quantiles (exact: T is monotone)."""
+    out = []
+    for j, (name, feat, tr) in enumerate(zip(model.names, model.features, model.transforms)):
+        row = {"name": name, "mean": float(m[j]), "sd": float(sd[j])}
+        if feat is not None:
+            row["feature"] = feat
+        if tr.kind != "none":
+            cm, cs = tr.constrained_moments(float(m[j]), float(sd[j]) ** 2, rule)
+            q = {k: float(tr.forward(np.array(m[j] + z * sd[j]))) for k, z in Z_QUANTILES.items()}
+            if tr.kind == "upper":                      # decreasing: 5 % of x is 95 % of zeta
+                q["q05"], q["q95"] = q["q95"], q["q05"]
+            row.update({"scale": "unconstrained",
+                        "transform": {"kind": tr.kind, "lower": tr.lo, "upper": tr.up,
+                                      "formula": tr.describe()},
+                        "constrained": dict({"mean": float(cm), "sd": float(cs)}, **q)})
+        out.append(row)
+    return out
+
+
+def _prior_descriptions(model):
+    out = []
+    for p in model.priors:
+        if isinstance(p, FixedPrior):
+            how = ("closed form" if is_closed_form(p.family, p.block.transform)
+                   else "panel quadrature")
+        else:
+            how = "closed form (exponential tilt)"
+        out.append("%s: %s" % (p.describe(), how))
+    return out
 
 
 def solve(config_path, family, tol=1e-9, check_quadrature=True, log=None):
-    prob = load_problem(config_path)
-    quad = Quadrature()
-    fam = FAMILIES[family](prob, quad)
+    model = load_model(config_path)
+    fam = FAMILIES[family](model)
     res = optimize_family(fam, tol=tol, log=log)
     m, sd, S = fam.summary(res["x"])
     out = {
         "family": family,
+        "reference_version": REFERENCE_VERSION,
         "elbo": res["elbo"],
         "grad_norm": res["grad_norm"],
-        "parameters": [dict({"name": n, "mean": float(mi), "sd": float(si)},
-                            **({"feature": fe} if fe is not None else {}))
-                       for n, fe, mi, si in zip(prob.names, prob.features, m, sd)],
+        "parameter_scale": "mean, sd and cov are q's, on the unconstrained scale; a constrained "
+                           "parameter has \"scale\": \"unconstrained\" and its constrained-scale "
+                           "moments and quantiles under \"constrained\"",
+        "parameters": parameter_rows(model, m, sd, fam.obj.rule),
     }
     if S is not None:
         out["cov"] = [[float(v) for v in row] for row in S]
-    s_all = np.sqrt(np.einsum("ij,jk,ik->i", prob.X, S, prob.X) if S is not None
-                    else prob.X2 @ (sd * sd))
+    Sfull = fam.cov(res["x"])[:model.K, :model.K]
+    s_all = np.sqrt(np.einsum("ij,ij->i", model.X @ Sfull, model.X))
     diag = {
         "converged": res["converged"],
         "grad_max_abs": res["grad_max_abs"],
         "method": res["method"],
         "fixed_point_iterations": res["fixed_point_iterations"],
+        "newton_steps": res["newton_steps"],
         "lbfgs": res["lbfgs"],
         "function_evaluations": res["function_evaluations"],
         "seconds": round(res["seconds"], 3),
-        "N": prob.N, "P": prob.P,
-        "max_logit_sd": float(np.max(s_all)),
-        "rows_on_split_rule": int(np.sum(s_all > quad.switch)),
-        "quadrature": quad.describe(),
+        "N": model.N, "P": model.P, "likelihood": model.likelihood,
+        "priors": _prior_descriptions(model),
+        "max_linear_predictor_sd": float(np.max(s_all)),
+        "rows_beyond_gauss_hermite": int(np.sum(s_all > fam.obj.logistic.switch))
+        if model.likelihood in ("bernoulli_logit", "bernoulli_probit", "binomial_logit") else 0,
+        "quadrature": {"logistic": fam.obj.logistic.describe(), "probit": fam.obj.probit.describe(),
+                       "prior_panels": fam.obj.rule.describe()},
     }
     if check_quadrature:
-        # Re-evaluate at the optimum with a much finer rule: the ELBO difference bounds the
-        # quadrature error; the gradient under the fine rule says how far the optimum would move.
-        fine = Quadrature(refine=2)
-        fam_f = FAMILIES[family](prob, fine)
-        f_fine, g_fine = fam_f.elbo(res["x"])
+        # Re-evaluate at the optimum with every rule refined: the ELBO difference bounds the
+        # quadrature error; the gradient under the finer rules says how far the optimum would move.
+        fine = FAMILIES[family](model, Objective(model, refine=2))
+        f_fine, g_fine = fine.elbo(res["x"])
         diag["quadrature_check"] = {
             "elbo_fine_minus_elbo": float(f_fine - res["elbo"]),
             "grad_norm_under_fine_rule": float(np.linalg.norm(g_fine)),
-            "fine_rule": fine.describe(),
+            "fine_rule": "every node count doubled, panel widths halved",
         }
     out["diagnostics"] = diag
     return out

@@ -1,0 +1,132 @@
+"""Expected log likelihood of every bayes-vi likelihood under a Gaussian q (vi_optimum.py).
+
+Row i's linear predictor eta_i = x_i . theta[:K] is N(mu_i, s_i^2) under q, with
+mu_i = x_i . m and s_i^2 = x_i' Sigma x_i. Each likelihood returns
+
+    value   sum_i E log p(y_i | eta_i)                (every constant, as scipy.stats)
+    g_mu    d value / d mu_i
+    a       d value / d s_i^2
+
+and the normal likelihood, whose sigma = exp(u) is a coordinate of its own (u ~ N(m_u, v_u),
+c_i = Cov(eta_i, u) = x_i' Sigma[:K, u]), also d/dm_u, d/dv_u and d/dc_i.
+
+    bernoulli_logit   E log expit(t eta) = F(t mu, s),  t = 2y - 1
+    bernoulli_probit  E log Phi(t eta)   = G(t mu, s)
+    binomial_logit    log C(n, y) + y F(mu, s) + (n - y) F(-mu, s)
+    poisson_log       y (mu + o) - exp(mu + o + s^2/2) - lgamma(y + 1),  o = offset + log exposure
+    normal            -u - log(2 pi)/2 - (y - eta)^2 exp(-2u) / 2, and with w = y - eta,
+                      Cov(w, u) = -c:  E[w^2 e^(-2u)] = E[e^(-2u)] E~[w^2]
+                      = exp(-2 m_u + 2 v_u) ((y - mu + 2c)^2 + s^2)
+                      (tilting by e^(-2u) shifts w's mean by -2 Cov(w, u) and keeps its variance).
+
+F and G are vi_quadrature's LogisticExpectation and ProbitExpectation; a = (dF/ds) / (2s), whose
+s -> 0 limit (an all-zero design row) is f''(mu) / 2.
+"""
+
+import numpy as np
+from scipy import special
+
+from vi_quadrature import LOG_2PI
+
+
+class RowTerms:
+    """What a likelihood returns (see module docstring)."""
+
+    def __init__(self, value, g_mu=None, a=None, g_mu_u=0.0, g_v_u=0.0, g_c=None):
+        self.value, self.g_mu, self.a = value, g_mu, a
+        self.g_mu_u, self.g_v_u, self.g_c = g_mu_u, g_v_u, g_c
+
+
+def _coef_s2(Fs, s, rule, x):
+    """dF/d(s^2) = (dF/ds) / (2s), and its limit f''(x)/2 at s == 0."""
+    a = np.empty_like(s)
+    pos = s > 0
+    a[pos] = Fs[pos] / (2.0 * s[pos])
+    if np.any(~pos):
+        a[~pos] = 0.5 * rule.second_derivative(x[~pos])
+    return a
+
+
+class BinaryLikelihood:
+    """Bernoulli with a logit (rule = LogisticExpectation) or probit (ProbitExpectation) link."""
+
+    def __init__(self, name, y, rule):
+        self.name = name
+        self.t = 2.0 * y - 1.0
+        self.rule = rule
+
+    def expected(self, mu, s2, grad=True, sig=None):
+        s = np.sqrt(s2)
+        tm = self.t * mu
+        F, Fm, Fs = self.rule(tm, s, grad)
+        if not grad:
+            return RowTerms(F.sum())
+        return RowTerms(F.sum(), self.t * Fm, _coef_s2(Fs, s, self.rule, tm))
+
+
+class BinomialLogit:
+    def __init__(self, y, n, rule):
+        self.name = "binomial_logit"
+        self.y, self.f = y, n - y
+        self.const = float(np.sum(special.gammaln(n + 1) - special.gammaln(y + 1)
+                                  - special.gammaln(n - y + 1)))
+        self.rule = rule
+
+    def expected(self, mu, s2, grad=True, sig=None):
+        s = np.sqrt(s2)
+        Fp, Fmp, Fsp = self.rule(mu, s, grad)
+        Fn, Fmn, Fsn = self.rule(-mu, s, grad)
+        value = self.const + float(self.y @ Fp + self.f @ Fn)
+        if not grad:
+            return RowTerms(value)
+        a = self.y * _coef_s2(Fsp, s, self.rule, mu) + self.f * _coef_s2(Fsn, s, self.rule, -mu)
+        return RowTerms(value, self.y * Fmp - self.f * Fmn, a)
+
+
+class PoissonLog:
+    def __init__(self, y, offset):
+        self.name = "poisson_log"
+        self.y, self.offset = y, offset
+        self.const = -float(np.sum(special.gammaln(y + 1)))
+
+    def expected(self, mu, s2, grad=True, sig=None):
+        lam = mu + self.offset
+        with np.errstate(over="ignore"):
+            rate = np.exp(lam + 0.5 * s2)                 # E exp(eta + o)
+        value = float(self.y @ lam - rate.sum()) + self.const
+        if not grad:
+            return RowTerms(value)
+        return RowTerms(value, self.y - rate, -0.5 * rate)
+
+
+class NormalLikelihood:
+    def __init__(self, y):
+        self.name = "normal"
+        self.y = y
+
+    def expected(self, mu, s2, grad=True, sig=None):
+        m_u, v_u, c = sig
+        with np.errstate(over="ignore"):
+            tilt = np.exp(-2.0 * m_u + 2.0 * v_u)       # E exp(-2u)
+        r = self.y - mu + 2.0 * c
+        Q = tilt * (r * r + s2)                          # E[(y - eta)^2 exp(-2u)] per row
+        n = self.y.size
+        sumQ = float(Q.sum())
+        value = -0.5 * sumQ - n * m_u - 0.5 * n * LOG_2PI
+        if not grad:
+            return RowTerms(value)
+        return RowTerms(value, g_mu=tilt * r, a=-0.5 * tilt * np.ones_like(mu),
+                        g_mu_u=sumQ - n, g_v_u=-sumQ, g_c=-2.0 * tilt * r)
+
+
+def make_likelihood(model, logistic, probit):
+    d = model.data
+    if model.likelihood == "bernoulli_logit":
+        return BinaryLikelihood("bernoulli_logit", d["y"], logistic)
+    if model.likelihood == "bernoulli_probit":
+        return BinaryLikelihood("bernoulli_probit", d["y"], probit)
+    if model.likelihood == "binomial_logit":
+        return BinomialLogit(d["y"], d["trials"], logistic)
+    if model.likelihood == "poisson_log":
+        return PoissonLog(d["y"], d["offset"])
+    return NormalLikelihood(d["y"])
