@@ -82,7 +82,7 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
                                                  static_cast<std::uint64_t>(t), grad);
     result.redrawn += step.redrawn;
     if (natural)
-      natural_gradient.step(q, estimator.last_eps(), estimator.last_grad_log_p(), t);
+      natural_gradient.step(q, estimator.last_eps(), estimator.last_grad_log_p(), t, &density);
     else
       optimizer->step(q.params(), grad, t);
     result.iterations = t;

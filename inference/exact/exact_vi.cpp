@@ -41,6 +41,9 @@ struct Proposal {
   Eigen::MatrixXd Lambda, Lambda_new;  // fullrank
   double residual = 0.0;
   int cg_iterations = 0;
+  // The proposed move in q's own units (mean step / sd and relative precision change), for
+  // telling oscillation from steady progress.
+  Eigen::VectorXd direction;
 };
 
 // Solves H x = b, H = -d^2E/dmean^2 applied by the density, preconditioned by diag(M), to a
@@ -115,6 +118,9 @@ Proposal propose(ExpectedLogDensity& density, const GaussianQ& q, const Expectat
     llt.compute(p.Lambda_new);
   }
   p.step = llt.solve(g.d_mean);
+  const Eigen::MatrixXd C = L.transpose() * (p.Lambda_new - p.Lambda) * L;
+  p.direction.resize(P + P * P);
+  p.direction << L.transpose() * p.step, Eigen::Map<const Eigen::VectorXd>(C.data(), P * P);
   return p;
 }
 
@@ -181,6 +187,13 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
   };
 
   ExpectationGradient g, g_trial;
+  // The longest step tried. Where E is not concave (hierarchical priors) the fixed point can be
+  // a repeller along some direction: the iteration overshoots it by a factor -lambda > 1 and
+  // oscillates, consecutive proposals pointing in opposite directions while the ELBO stays flat.
+  // Each such reversal halves the step, which turns the factor into |1 - t (1 - lambda)| < 1;
+  // proposals that keep their direction (steady, if slow, progress) lengthen it again.
+  double max_step = 1.0;
+  Eigen::VectorXd last_direction;
   double elbo = density.evaluate(q, &g) + q.entropy();
   if (!std::isfinite(elbo))
     throw inference_error("/inference", "the expected log density is not finite at the starting point (" +
@@ -203,8 +216,17 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
           "natural-gradient residual " + format(p.residual) + " below tol_grad " + format(o.tol_grad);
       break;
     }
+    if (last_direction.size() == p.direction.size()) {
+      const double cosine =
+          p.direction.dot(last_direction) / std::max(1e-300, p.direction.norm() * last_direction.norm());
+      if (cosine < -0.3)
+        max_step = std::max(max_step * 0.5, 1.0 / 1024.0);
+      else if (cosine > 0.3)
+        max_step = std::min(1.0, max_step * 2.0);
+    }
+    last_direction = p.direction;
     const double slack = 1e-12 * std::max(1.0, std::abs(elbo));
-    double step = 1.0, trial_elbo = -std::numeric_limits<double>::infinity();
+    double step = max_step, trial_elbo = -std::numeric_limits<double>::infinity();
     GaussianQ trial;
     bool accepted = false;
     for (int k = 0; k < 40; ++k, step *= 0.5) {

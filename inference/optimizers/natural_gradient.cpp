@@ -2,8 +2,8 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -75,40 +75,118 @@ void limit_step(Eigen::VectorXd& d, const Eigen::ArrayXd& lambda_diagonal, doubl
 }
 
 // Four marginal sds per coordinate, on average, per step.
-double trust_radius(Index P) { return 4.0 * std::sqrt(static_cast<double>(P)); }
+double trust_radius(Index P) {
+  return 4.0 * std::sqrt(static_cast<double>(P));
+}
 
-void meanfield_step(MeanField& q, Eigen::MatrixXd& curvature, const Eigen::MatrixXd& eps, const Eigen::MatrixXd& g,
-                    double rho) {
-  const Index P = q.dim();
+// Meanfield in O(S P): everything per coordinate, nothing P x P (neither here nor in the state).
+// Coordinate j's gradient draws regressed on its own eps: g_sj ~ a_j + b_j eps_sj, with
+// b_j = Cov(g_j, eps_j) / Var(eps_j) estimating E_q[d^2 log p / dz_j^2] sigma_j (Stein), so
+// K_jj = -b_j / sigma_j is the curvature estimate; the precisions average towards it and the
+// mean takes a damped Newton step, its direction solved by conjugate gradients on the Hessian at
+// q's mean (newton_direction) preconditioned by that averaged diagonal curvature.
+// The mean's Newton direction H^-1 b for H = -(Hessian of log p at q's mean), by conjugate
+// gradients preconditioned with the diagonal curvature c: each product H v is a central
+// difference of two gradients at mu +- h v (one batch of two draws, a pass over the data), so
+// nothing P x P is formed and correlated coordinates move together as a full Newton step would
+// move them. Returns the diagonal step b / c when a product is not finite, or from the start
+// where the Hessian is not negative definite along the way (CG stops there).
+// H v for H = -(Hessian of log p at mu): a central difference of two gradients, at a step of
+// 1e-4 of q's sds along v (small against the curvature's variation, large against the
+// gradients' rounding). False when a gradient is not finite.
+bool hessian_times(LogDensity& density, const Eigen::VectorXd& mu, const Eigen::ArrayXd& sigma,
+                   const Eigen::VectorXd& v, Eigen::VectorXd& out) {
+  const Index P = mu.size();
+  const double norm = (v.array() / sigma).matrix().norm();
+  if (!(norm > 0.0)) {
+    out.setZero(P);
+    return true;
+  }
+  const double h = 1e-4 / norm;
+  Eigen::MatrixXd theta(2, P), grad;
+  Eigen::VectorXd lp(2);
+  theta.row(0) = (mu + h * v).transpose();
+  theta.row(1) = (mu - h * v).transpose();
+  density.log_density(theta, lp, &grad);
+  if (!grad.allFinite()) return false;
+  out = -(grad.row(0) - grad.row(1)).transpose() / (2.0 * h);
+  return true;
+}
+
+Eigen::VectorXd newton_direction(LogDensity& density, const Eigen::VectorXd& mu, const Eigen::ArrayXd& sigma,
+                                 const Eigen::VectorXd& b, const Eigen::ArrayXd& c) {
+  constexpr int kMaxIterations = 10;
+  const Index P = mu.size();
+  auto hessian_times = [&](const Eigen::VectorXd& v, Eigen::VectorXd& out) {
+    return bvi::vi::hessian_times(density, mu, sigma, v, out);
+  };
+  Eigen::VectorXd x = (b.array() / c).matrix(), Hv(P);
+  if (!hessian_times(x, Hv)) return x;
+  Eigen::VectorXd r = b - Hv, z = (r.array() / c).matrix(), p = z;
+  double rz = r.dot(z);
+  const double target = 1e-2 * b.dot((b.array() / c).matrix());
+  for (int k = 0; k < kMaxIterations && rz > target; ++k) {
+    if (!hessian_times(p, Hv)) break;
+    const double pHp = p.dot(Hv);
+    if (!(pHp > 0.0)) break;
+    const double alpha = rz / pHp;
+    x += alpha * p;
+    r -= alpha * Hv;
+    z = (r.array() / c).matrix();
+    const double rz_new = r.dot(z);
+    p = z + (rz_new / rz) * p;
+    rz = rz_new;
+  }
+  return x;
+}
+
+void meanfield_step(MeanField& q, Eigen::VectorXd& curvature, const Eigen::MatrixXd& eps,
+                    const Eigen::MatrixXd& g, double rho, LogDensity* density) {
+  const Index P = q.dim(), S = g.rows();
   const Eigen::ArrayXd sigma = q.omega().array().exp();
-  const GradientRegression reg = regress(g, eps);
-  // K = -sym(slope diag(1/sigma)): the curvature estimate.
-  Eigen::MatrixXd K = -(reg.slope.array().rowwise() / sigma.transpose()).matrix();
-  K = 0.5 * (K + K.transpose());
-  if (curvature.rows() != P) curvature = sigma.square().inverse().matrix().asDiagonal();  // q's precision
+  const Eigen::ArrayXd gbar = g.colwise().mean().transpose().array();
+  const Eigen::ArrayXd ebar = eps.colwise().mean().transpose().array();
+  Eigen::ArrayXd K(P);
+  for (Index j = 0; j < P; ++j) {
+    const Eigen::ArrayXd gc = g.col(j).array() - gbar[j], ec = eps.col(j).array() - ebar[j];
+    const double cov = (gc * ec).sum() / static_cast<double>(S - 1);
+    const double var = S > 8 ? (ec * ec).sum() / static_cast<double>(S - 1) : 1.0;
+    K[j] = -(cov / var) / sigma[j];
+  }
+  const Eigen::ArrayXd lambda = sigma.square().inverse();
+  if (curvature.size() != P) curvature = lambda.matrix();  // q's precision
   // The scales: the same average on each diagonal entry, lambda_i = 1 / sigma_i^2, halved for an
   // entry where a negative estimate would drive it to zero or below.
-  const Eigen::ArrayXd lambda = sigma.square().inverse();
-  Eigen::ArrayXd lambda_new = (1.0 - rho) * lambda + rho * K.diagonal().array();
+  Eigen::ArrayXd lambda_new = (1.0 - rho) * lambda + rho * K;
   for (Index i = 0; i < P; ++i) {
     double r = rho;
     while (!(lambda_new[i] > 0.25 * lambda[i]) && r > 1e-3) {
       r *= 0.5;
-      lambda_new[i] = (1.0 - r) * lambda[i] + r * K(i, i);
+      lambda_new[i] = (1.0 - r) * lambda[i] + r * K[i];
     }
     if (!(lambda_new[i] > 0.25 * lambda[i])) lambda_new[i] = lambda[i];
   }
   // The mean gradient with a control variate from the curvature of the previous steps:
   //   g_cv = mean g + Lambda_prev (mean z - mu),  z - mu = sigma .* eps.
   // Exactly unbiased, since E[mean z - mu] = 0 and Lambda_prev does not depend on this step's
-  // draws (the same-draw regression intercept is biased by O(skewness / S)), and for a Gaussian
-  // posterior it cancels the noise entirely.
-  const Eigen::VectorXd zbar = (sigma * eps.colwise().mean().transpose().array()).matrix();
-  const Eigen::VectorXd gcv = g.colwise().mean().transpose() + curvature * zbar;
-  curvature = average_precision(curvature, K, rho);
-  // The mean: a damped Newton step with the full curvature.
-  Eigen::VectorXd step = rho * curvature.llt().solve(gcv);
-  limit_step(step, curvature, trust_radius(P));
+  // draws, and for a Gaussian posterior it cancels most of the noise.
+  // With the density at hand the control variate uses the full curvature at the mean, H (z-bar
+  // - mu) by one more Hessian-vector product: on correlated designs the off-diagonal curvature
+  // carries most of the noise of the mean gradient, which the diagonal alone would leave.
+  Eigen::ArrayXd gcv = gbar + curvature.array() * sigma * ebar;
+  if (density) {
+    Eigen::VectorXd hz;
+    if (hessian_times(*density, q.params().head(P), sigma, (sigma * ebar).matrix(), hz))
+      gcv = gbar + hz.array();
+  }
+  // The averaged curvature, each entry kept positive as the precisions are.
+  Eigen::ArrayXd c = (1.0 - rho) * curvature.array() + rho * K;
+  c = (c > 0.25 * curvature.array()).select(c, curvature.array());
+  curvature = c.matrix();
+  Eigen::VectorXd step =
+      rho * (density ? newton_direction(*density, q.params().head(P), sigma, gcv.matrix(), c)
+                     : Eigen::VectorXd((gcv / c).matrix()));
+  limit_step(step, c, trust_radius(P));
   limit_step(step, lambda_new, trust_radius(P));  // and in q's own metric
   q.params().head(P) += step;
   q.omega() = -0.5 * lambda_new.log().matrix();
@@ -126,11 +204,28 @@ void fullrank_step(FullRank& q, const Eigen::MatrixXd& eps, const Eigen::MatrixX
   const Eigen::MatrixXd Linv = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(P, P));
   const Eigen::MatrixXd lambda = Linv.transpose() * Linv;
   // Control variate as for meanfield: g_cv = mean g + Lambda (mean z - mu), z - mu = L eps.
-  const Eigen::VectorXd gcv = g.colwise().mean().transpose() + lambda * (L * eps.colwise().mean().transpose());
-  const Eigen::MatrixXd lambda_new = average_precision(lambda, K, rho);
+  const Eigen::VectorXd gcv =
+      g.colwise().mean().transpose() + lambda * (L * eps.colwise().mean().transpose());
+  Eigen::MatrixXd lambda_new = average_precision(lambda, K, rho);
+  // q may widen by at most 2x in sd per step (Lambda_new >= Lambda / 4), as meanfield's
+  // precisions may at most quarter: where log p is nearly flat along a direction at the start
+  // (a hierarchical scale before the coefficients have moved: the estimated curvature of log tau
+  // is near zero while the true one grows like exp(-2 log tau)), an unbounded update widens q so
+  // far that its draws leave the region where the density is finite.
+  {
+    const Eigen::MatrixXd W = L.transpose() * lambda_new * L;  // whitened: eigenvalues = new/old precision
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(0.5 * (W + W.transpose()));
+    if (eig.info() == Eigen::Success && eig.eigenvalues().minCoeff() < 0.25) {
+      const Eigen::VectorXd clamped = eig.eigenvalues().cwiseMax(0.25);
+      const Eigen::MatrixXd Wc = eig.eigenvectors() * clamped.asDiagonal() * eig.eigenvectors().transpose();
+      lambda_new = Linv.transpose() * Wc * Linv;
+      lambda_new = 0.5 * (lambda_new + lambda_new.transpose());
+    }
+  }
   Eigen::LLT<Eigen::MatrixXd> llt(lambda_new);
   Eigen::VectorXd step = rho * llt.solve(gcv);
   limit_step(step, lambda_new, trust_radius(P));
+  limit_step(step, lambda, trust_radius(P));  // and in the current q's metric
   q.params().head(P) += step;
   const Eigen::MatrixXd sigma_new = llt.solve(Eigen::MatrixXd::Identity(P, P));
   q.set_cholesky(Eigen::LLT<Eigen::MatrixXd>(0.5 * (sigma_new + sigma_new.transpose())).matrixL());
@@ -142,22 +237,23 @@ double NaturalGradientSchedule::at(long t) const {
   return rho_min + (rho0 - rho_min) * std::exp2(-static_cast<double>(t - 1) / half_life);
 }
 
-void NaturalGradient::step(Family& q, const Eigen::MatrixXd& eps, const Eigen::MatrixXd& grad_logp, long t) {
+void NaturalGradient::step(Family& q, const Eigen::MatrixXd& eps, const Eigen::MatrixXd& grad_logp, long t,
+                           LogDensity* density) {
   const double rho = schedule_.at(t);
   if (auto* mf = dynamic_cast<MeanField*>(&q))
-    meanfield_step(*mf, curvature_, eps, grad_logp, rho);
+    meanfield_step(*mf, diagonal_curvature_, eps, grad_logp, rho, density);
   else if (auto* fr = dynamic_cast<FullRank*>(&q))
     fullrank_step(*fr, eps, grad_logp, rho);
   else
     throw std::logic_error("natural gradient: unknown family " + q.name());
 }
 
-std::vector<double> NaturalGradient::state() const { return {curvature_.data(), curvature_.data() + curvature_.size()}; }
+std::vector<double> NaturalGradient::state() const {
+  return {diagonal_curvature_.data(), diagonal_curvature_.data() + diagonal_curvature_.size()};
+}
 
 void NaturalGradient::set_state(const std::vector<double>& s) {
-  const auto n = static_cast<Index>(std::llround(std::sqrt(static_cast<double>(s.size()))));
-  if (n * n != static_cast<Index>(s.size())) throw std::invalid_argument("natural gradient: bad state");
-  curvature_ = Eigen::Map<const Eigen::MatrixXd>(s.data(), n, n);
+  diagonal_curvature_ = Eigen::Map<const Eigen::VectorXd>(s.data(), static_cast<Index>(s.size()));
 }
 
 }  // namespace bvi::vi

@@ -14,12 +14,12 @@
 // Sigma^-1 = -E_q[grad^2 log p]; for meanfield the diagonal of it), and a step of rho = 1 on a
 // Gaussian target lands on the optimum. Steps scale with the posterior itself, so one setting
 // works whether the posterior sds are 1 or 0.001, where Adam's steps (in parameter units) need
-// tuning per problem. For meanfield, the mean takes a Newton step with a separately averaged
-// full curvature estimate, so strongly correlated features do not slow it down.
+// tuning per problem. For meanfield every estimate is per coordinate, O(S P) per step.
 #include <Eigen/Core>
 #include <vector>
 
 #include "inference/families/family.hpp"
+#include "inference/log_density.hpp"
 
 namespace bvi::vi {
 
@@ -35,15 +35,19 @@ class NaturalGradient {
   explicit NaturalGradient(NaturalGradientSchedule schedule) : schedule_(schedule) {}
 
   // One update of q from the draws of a step: eps (S x P) and the gradients of log p at
-  // q.transform(eps) (S x P). `t` counts from 1.
-  void step(Family& q, const Eigen::MatrixXd& eps, const Eigen::MatrixXd& grad_logp, long t);
+  // q.transform(eps) (S x P). `t` counts from 1. Meanfield's mean step also applies the Hessian
+  // of `density` at q's mean to a few vectors (differences of two gradients each), when given.
+  void step(Family& q, const Eigen::MatrixXd& eps, const Eigen::MatrixXd& grad_logp, long t,
+            LogDensity* density = nullptr);
 
   std::vector<double> state() const;
   void set_state(const std::vector<double>& state);
 
  private:
   NaturalGradientSchedule schedule_;
-  Eigen::MatrixXd curvature_;  // meanfield: the averaged full curvature for the mean's Newton step
+  // Meanfield: the averaged diagonal curvature of the mean's Newton step (P values: nothing
+  // P x P in the meanfield path or its checkpoint state). Fullrank keeps no state.
+  Eigen::VectorXd diagonal_curvature_;
 };
 
 }  // namespace bvi::vi

@@ -20,7 +20,12 @@ from bvi_test import SOURCE_DIR
 
 REFERENCE_DIR = os.path.join(SOURCE_DIR, "tests", "reference")
 # Small, and each hard in its own way (make_datasets.py --list).
-DATASETS = ["indep_n1000_d10", "equicorr_n1000_d10", "nearsep_n500_d5", "imbalanced_n300_d20"]
+DATASETS = ["indep_n1000_d10", "equicorr_n1000_d10", "nearsep_n500_d5", "imbalanced_n300_d20",
+            # every other likelihood, and priors taken by quadrature, by the hierarchical tilt,
+            # and on a constrained sigma
+            "probit_ar09_n2000_d20", "binomial_equicorr_n1000_d10", "poisson_ar09_n2000_d20",
+            "normal_ar09_n2000_d20", "prior_student_t_n500_d10", "prior_laplace_n500_d20",
+            "prior_hier_tau_n300_d20", "sigma_half_cauchy_n50_d5"]
 FAMILIES = ["meanfield", "fullrank"]
 MEAN_BOUND, SD_BOUND = 1e-6, 1e-6  # exact
 MC_MEAN_BOUND, MC_SD_BOUND = 0.1, 0.10  # Monte Carlo
@@ -91,9 +96,10 @@ class DefaultsReachTheFamilyOptimum(unittest.TestCase):
                     self.assertEqual((summary["algorithm"], summary["method"]), (family, "exact"))
                     self.assertTrue(summary["converged"], summary["convergence"])
                     self.check(summary, optimum, MEAN_BOUND, SD_BOUND)
-                    # The same objective, computed independently: equal to rounding.
+                    # The same objective, computed independently: equal to within both optimizers'
+                    # tolerances (the reference stops at a gradient norm of 1e-9).
                     self.assertEqual(summary["elbo_se"], 0.0)
-                    self.assertAlmostEqual(summary["elbo"], optimum["elbo"], delta=1e-10 * abs(optimum["elbo"]))
+                    self.assertAlmostEqual(summary["elbo"], optimum["elbo"], delta=1e-10 * abs(optimum["elbo"]) + 1e-7)
 
     def test_monte_carlo_natural_rule_agrees(self):
         # The stochastic rule the exact method replaced as the default, on the same problems.

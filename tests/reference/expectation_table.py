@@ -58,7 +58,8 @@ def main():
     for name, fs in KERNELS.items():
         for a in MEANS:
             for s in SDS:
-                vals = [expectation(g, a, s) for g in fs]
+                # Below the smallest double a value is 0 (as the double-precision code computes it).
+                vals = [v if abs(v) > mp.mpf("1e-300") else mp.mpf(0) for v in (expectation(g, a, s) for g in fs)]
                 print('{"%s", %r, %r, %s, %s, %s},' % (name, float(a), float(s),
                                                     *[mp.nstr(v, 20, min_fixed=-1, max_fixed=-1) for v in vals]))
 
