@@ -145,15 +145,35 @@ double ExpectedPrior::evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* 
   }
 
   for (Grid& g : grids_) {
-    // Enough points that halving them changes nothing that matters.
-    double v = grid_value(g, q, g.points, nullptr);
+    // Enough points that halving them changes nothing that matters: 16, doubled while 16 (or
+    // the count reached) and half as many disagree. Chosen afresh at every evaluation, so the
+    // value is a function of q alone (a resumed run evaluates exactly as the original did).
+    // A value that needs more points discards the gradient it added, so that is taken first
+    // into a scratch gradient.
+    vi::ExpectationGradient* into = grad;
+    if (grad) {
+      grid_grad_.reset(q.dim(), dense);
+      into = &grid_grad_;
+    }
+    g.points = 16;
+    double v = grid_value(g, q, g.points, into);
     while (g.points < kMaxGridPoints) {
       const double coarse = grid_value(g, q, g.points / 2, nullptr);
       if (std::abs(v - coarse) <= 1e-12 * (1.0 + std::abs(v)) || !std::isfinite(v)) break;
       g.points *= 2;
-      v = grid_value(g, q, g.points, nullptr);
+      if (grad) grid_grad_.reset(q.dim(), dense);
+      v = grid_value(g, q, g.points, into);
     }
-    total += grad ? grid_value(g, q, g.points, grad) : v;
+    if (grad) {
+      grad->d_mean += grid_grad_.d_mean;
+      if (dense) {
+        grad->d_cov += grid_grad_.d_cov;
+      } else {
+        grad->d_var += grid_grad_.d_var;
+        d_var_ += grid_grad_.d_var;
+      }
+    }
+    total += v;
   }
 
   for (const Scale& s : scales_) total += scale_value(s, q, grad);
@@ -217,7 +237,12 @@ double ExpectedPrior::grid_value(const Grid& g, const vi::GaussianQ& q, int poin
       grad->d_mean[c] += z_adj_.col(j).sum();
       // d/dsd_j = sum_k z_k adj_kj, and dSigma_jj = 2 sd_j dsd_j.
       const double d_sd = (z_adj_.col(j).array() * r.nodes).sum();
-      add_cov(grad, q.dense, c, c, d_sd / (2.0 * sd[j]));
+      // G_jj directly (the caller adds the term's diagonal to the Hessian store once its point
+      // count is final).
+      if (q.dense)
+        grad->d_cov(c, c) += d_sd / (2.0 * sd[j]);
+      else
+        grad->d_var[c] += d_sd / (2.0 * sd[j]);
     }
   }
   return value;

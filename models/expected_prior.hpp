@@ -99,6 +99,7 @@ class ExpectedPrior {
   std::vector<OffDiagonal> off_diagonal_;  // meanfield: its off-diagonal entries
   double se_ = 0.0;
   Eigen::VectorXd buf_m_, buf_v_, buf_val_, buf_dm_, buf_dv_;
+  vi::ExpectationGradient grid_grad_;  // a grid term's gradient before its point count is final
 };
 
 }  // namespace bvi::models

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "inference/exact/anderson.hpp"
 #include "inference/families/fullrank.hpp"
 #include "inference/families/meanfield.hpp"
 
@@ -29,10 +30,30 @@ void from_gaussian(const GaussianQ& g, Family& q) {
   if (auto* fr = dynamic_cast<FullRank*>(&q))
     fr->set_cholesky(g.chol);
   else if (auto* mf = dynamic_cast<MeanField*>(&q))
-    mf->omega() = g.sd.array().log().matrix();
+    for (Index j = 0; j < g.dim(); ++j) mf->omega()[j] = std::log(g.sd[j]);  // as canonicalize() does
 }
 
 namespace {
+
+// q as the family stores it: meanfield keeps log sd, fullrank the log of L's diagonal, and
+// exp(log(x)) need not give back the last bit of x. Every q the optimizer evaluates goes through
+// this first, so the state a checkpoint saves is exactly the state the run continues from.
+// (A value x is representable when exp(log(x)) == x; one or two round trips reach one.)
+void canonicalize(GaussianQ& q) {
+  // std::exp and std::log element by element, as the families convert (meanfield.hpp, fullrank.cpp).
+  auto fix = [](auto&& v) {
+    for (Eigen::Index j = 0; j < v.size(); ++j)
+      for (int k = 0; k < 8; ++k) {
+        const double next = std::exp(std::log(v[j]));
+        if (next == v[j]) break;
+        v[j] = next;
+      }
+  };
+  if (q.dense)
+    fix(q.chol.diagonal());
+  else
+    fix(q.sd);
+}
 
 // One natural-gradient proposal from q and the gradient there.
 struct Proposal {
@@ -95,6 +116,8 @@ Proposal propose(ExpectedLogDensity& density, const GaussianQ& q, const Expectat
       if (!(raw[j] > 0.25 * p.lambda[j])) p.lambda_new[j] = 0.25 * p.lambda[j];
     p.step =
         conjugate_gradients(density, g.d_mean, p.lambda_new, forcing, o.max_cg_iterations, &p.cg_iterations);
+    p.direction.resize(2 * P);
+    p.direction << (p.step.array() * q.sd.array()).matrix(), (p.lambda_new.array() / p.lambda.array()).log().matrix();
     return p;
   }
   const Eigen::MatrixXd& L = q.chol;
@@ -131,12 +154,14 @@ GaussianQ along(const GaussianQ& q, const Proposal& p, double t) {
   out.mean = q.mean + t * p.step;
   if (!q.dense) {
     out.sd = ((1.0 - t) * p.lambda + t * p.lambda_new).array().rsqrt().matrix();
+    canonicalize(out);
     return out;
   }
   const Eigen::MatrixXd Lambda = (1.0 - t) * p.Lambda + t * p.Lambda_new;
   const Index P = q.dim();
   const Eigen::MatrixXd Sigma = Lambda.llt().solve(Eigen::MatrixXd::Identity(P, P));
   out.chol = Eigen::LLT<Eigen::MatrixXd>(0.5 * (Sigma + Sigma.transpose())).matrixL();
+  canonicalize(out);
   return out;
 }
 
@@ -175,17 +200,8 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
       q.chol = o.initial_sd * Eigen::MatrixXd::Identity(P, P);
     else
       q.sd = Eigen::VectorXd::Constant(P, o.initial_sd);
+    canonicalize(q);
   }
-  auto state = [&](long t) {
-    from_gaussian(q, *run.q);
-    AdviState s;
-    s.iteration = t;
-    s.seconds = elapsed();
-    s.params = run.q->params();
-    s.trace = run.trace;
-    return s;
-  };
-
   ExpectationGradient g, g_trial;
   // The longest step tried. Where E is not concave (hierarchical priors) the fixed point can be
   // a repeller along some direction: the iteration overshoots it by a factor -lambda > 1 and
@@ -194,7 +210,58 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
   // proposals that keep their direction (steady, if slow, progress) lengthen it again.
   double max_step = 1.0;
   Eigen::VectorXd last_direction;
+  // Meanfield: Anderson acceleration of the fixed point in (mean / scale_ref, log precision),
+  // scale_ref the sds when its history began.
+  Anderson anderson(5);
+  Eigen::VectorXd scale_ref;
+  // The optimizer's own state, for checkpoints: [passes so far, max_step, |direction|, direction,
+  // |scale_ref|, scale_ref, Anderson's history], so that a resumed run takes the same steps.
+  long passes_before = 0, uncounted = 0;  // a resumed run's first pass repeats the checkpoint's last one
+  auto save = [&] {
+    std::vector<double> o{static_cast<double>(passes_before + density.passes() - uncounted), max_step,
+                          static_cast<double>(last_direction.size())};
+    o.insert(o.end(), last_direction.data(), last_direction.data() + last_direction.size());
+    o.push_back(static_cast<double>(scale_ref.size()));
+    o.insert(o.end(), scale_ref.data(), scale_ref.data() + scale_ref.size());
+    const std::vector<double> a = anderson.state();
+    o.insert(o.end(), a.begin(), a.end());
+    return o;
+  };
+  if (resume && !resume->optimizer_state.empty()) {
+    const std::vector<double>& o = resume->optimizer_state;
+    std::size_t at = 0;
+    auto need = [&](std::size_t n) {
+      if (at + n > o.size()) throw config_error("--resume", "the checkpoint's optimizer state is damaged");
+    };
+    need(3);
+    passes_before = static_cast<long>(o[at++]);
+    max_step = o[at++];
+    const auto nd = static_cast<Index>(o[at++]);
+    need(static_cast<std::size_t>(nd) + 1);
+    last_direction = Eigen::Map<const Eigen::VectorXd>(o.data() + at, nd);
+    at += static_cast<std::size_t>(nd);
+    const auto ns = static_cast<Index>(o[at++]);
+    need(static_cast<std::size_t>(ns));
+    scale_ref = Eigen::Map<const Eigen::VectorXd>(o.data() + at, ns);
+    at += static_cast<std::size_t>(ns);
+    try {
+      anderson.set_state(std::vector<double>(o.begin() + static_cast<std::ptrdiff_t>(at), o.end()));
+    } catch (const std::invalid_argument&) {
+      throw config_error("--resume", "the checkpoint's optimizer state is damaged");
+    }
+  }
+  auto state = [&](long t) {
+    from_gaussian(q, *run.q);
+    AdviState s;
+    s.iteration = t;
+    s.seconds = elapsed();
+    s.params = run.q->params();
+    s.optimizer_state = save();
+    s.trace = run.trace;
+    return s;
+  };
   double elbo = density.evaluate(q, &g) + q.entropy();
+  if (resume) uncounted = density.passes();
   if (!std::isfinite(elbo))
     throw inference_error("/inference", "the expected log density is not finite at the starting point (" +
                                             format(elbo) + "); check the priors and the data");
@@ -225,11 +292,36 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
         max_step = std::min(1.0, max_step * 2.0);
     }
     last_direction = p.direction;
+    logger.debug("exact iteration " + std::to_string(t) + ": ELBO " + format(elbo) + ", residual " +
+                 format(p.residual) + ", step " + format(max_step) + ", conjugate-gradient steps " +
+                 std::to_string(p.cg_iterations));
     const double slack = 1e-12 * std::max(1.0, std::abs(elbo));
     double step = max_step, trial_elbo = -std::numeric_limits<double>::infinity();
     GaussianQ trial;
     bool accepted = false;
-    for (int k = 0; k < 40; ++k, step *= 0.5) {
+    // Meanfield with full steps: try the Anderson-accelerated point first.
+    if (!q.dense && max_step == 1.0) {
+      if (anderson.empty() && (scale_ref.size() != P || t % 25 == 0)) {
+        anderson.reset();
+        scale_ref = q.sd;
+      }
+      Eigen::VectorXd x(2 * P), gx(2 * P);
+      x << (q.mean.array() / scale_ref.array()).matrix(), p.lambda.array().log().matrix();
+      gx << ((q.mean + p.step).array() / scale_ref.array()).matrix(), p.lambda_new.array().log().matrix();
+      const Eigen::VectorXd xn = anderson.next(x, gx - x);
+      if (!anderson.empty() && xn.allFinite()) {
+        trial.dense = false;
+        trial.mean = (xn.head(P).array() * scale_ref.array()).matrix();
+        trial.sd = (-0.5 * xn.tail(P).array()).exp().matrix();
+        canonicalize(trial);
+        trial_elbo = density.evaluate(trial, &g_trial) + trial.entropy();
+        accepted = std::isfinite(trial_elbo) && trial_elbo >= elbo - slack;
+        if (!accepted) anderson.reset();
+      }
+    } else {
+      anderson.reset();
+    }
+    for (int k = 0; k < 40 && !accepted; ++k, step *= 0.5) {
       trial = along(q, p, step);
       trial_elbo = density.evaluate(trial, &g_trial) + trial.entropy();
       if (std::isfinite(trial_elbo) && trial_elbo >= elbo - slack) {
@@ -281,7 +373,7 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
   from_gaussian(q, *run.q);
   result.elbo = elbo;
   result.elbo_se = density.value_se();
-  result.passes = density.passes();
+  result.passes = passes_before + density.passes() - uncounted;
   return result;
 }
 

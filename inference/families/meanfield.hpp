@@ -23,7 +23,13 @@ class MeanField final : public Family {
                      const Eigen::Ref<const Eigen::MatrixXd>& grad_logp,
                      Eigen::VectorXd& grad) const override;
   double log_det_scale() const override { return omega().sum(); }
-  Eigen::VectorXd marginal_sd() const override { return omega().array().exp(); }
+  // exp of each log sd with std::exp, element by element (not Eigen's packet exp, whose result
+  // can depend on a vector's alignment): the exact method round-trips q through it.
+  Eigen::VectorXd marginal_sd() const override {
+    Eigen::VectorXd sd(dim_);
+    for (Index j = 0; j < dim_; ++j) sd[j] = std::exp(params_[dim_ + j]);
+    return sd;
+  }
   void set_initial_scale(double s) override { omega().setConstant(std::log(s)); }
   Eigen::MatrixXd covariance() const override { return marginal_sd().array().square().matrix().asDiagonal(); }
 };

@@ -1,0 +1,78 @@
+#include "inference/exact/anderson.hpp"
+
+#include <Eigen/QR>
+#include <stdexcept>
+
+namespace bvi::vi {
+
+Eigen::VectorXd Anderson::next(const Eigen::VectorXd& x, const Eigen::VectorXd& f) {
+  if (last_x_.size() == x.size()) {
+    dx_.push_back(x - last_x_);
+    df_.push_back(f - last_f_);
+    if (static_cast<int>(dx_.size()) > memory_) {
+      dx_.pop_front();
+      df_.pop_front();
+    }
+  } else {
+    dx_.clear();
+    df_.clear();
+  }
+  last_x_ = x;
+  last_f_ = f;
+  Eigen::VectorXd out = x + f;
+  const auto k = static_cast<Eigen::Index>(dx_.size());
+  if (k == 0) return out;
+  Eigen::MatrixXd DF(x.size(), k), DX(x.size(), k);
+  for (Eigen::Index i = 0; i < k; ++i) {
+    DF.col(i) = df_[static_cast<std::size_t>(i)];
+    DX.col(i) = dx_[static_cast<std::size_t>(i)];
+  }
+  // Least squares by column-pivoting QR, which drops directions that are numerically dependent.
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(DF);
+  qr.setThreshold(1e-10);
+  const Eigen::VectorXd gamma = qr.solve(f);
+  if (!gamma.allFinite()) return out;
+  out -= (DX + DF) * gamma;
+  return out;
+}
+
+void Anderson::reset() {
+  last_x_.resize(0);
+  last_f_.resize(0);
+  dx_.clear();
+  df_.clear();
+}
+
+std::vector<double> Anderson::state() const {
+  // [n, k, last_x (n), last_f (n), dx_1..dx_k (n each), df_1..df_k (n each)]
+  const auto n = static_cast<double>(last_x_.size());
+  std::vector<double> s{n, static_cast<double>(dx_.size())};
+  auto put = [&](const Eigen::VectorXd& v) { s.insert(s.end(), v.data(), v.data() + v.size()); };
+  put(last_x_);
+  put(last_f_);
+  for (const auto& v : dx_) put(v);
+  for (const auto& v : df_) put(v);
+  return s;
+}
+
+void Anderson::set_state(const std::vector<double>& s) {
+  reset();
+  if (s.size() < 2) throw std::invalid_argument("anderson: bad state");
+  const auto n = static_cast<Eigen::Index>(s[0]);
+  const auto k = static_cast<std::size_t>(s[1]);
+  if (s.size() != 2 + static_cast<std::size_t>(n) * (2 + 2 * k)) throw std::invalid_argument("anderson: bad state");
+  const double* p = s.data() + 2;
+  auto take = [&] {
+    Eigen::VectorXd v = Eigen::Map<const Eigen::VectorXd>(p, n);
+    p += n;
+    return v;
+  };
+  if (n > 0) {
+    last_x_ = take();
+    last_f_ = take();
+  }
+  for (std::size_t i = 0; i < k; ++i) dx_.push_back(take());
+  for (std::size_t i = 0; i < k; ++i) df_.push_back(take());
+}
+
+}  // namespace bvi::vi
