@@ -7,7 +7,9 @@
 #include "cli/logging.hpp"
 #include "cli/response_summary.hpp"
 #include "common/error.hpp"
+#include "inference/exact/exact_cost.hpp"
 #include "inference/reduce/collective_error.hpp"
+#include "models/expected_prior.hpp"
 #include "models/priors/prior_family.hpp"
 #include "models/problem.hpp"
 #include "models/spec/config_reference.hpp"
@@ -113,10 +115,31 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
       os << ")\n";
     }
     const auto& inf = p.config.inference;
-    os << "inference   " << inf.algorithm << ", " << inf.optimizer.name << ", " << inf.draws_per_step
-       << " draws per step, up to " << inf.max_iterations << " iterations, tol_rel_obj "
-       << (inf.tol_rel_obj ? std::to_string(*inf.tol_rel_obj) : std::string("null")) << ", seed " << inf.seed
-       << "\n";
+    const std::string tol_rel_obj = inf.tol_rel_obj ? std::to_string(*inf.tol_rel_obj) : std::string("null");
+    if (inf.method == "exact") {
+      os << "inference   exact (" << inf.method_reason << "), " << inf.algorithm << " ("
+         << inf.algorithm_reason << "), tol_grad " << inf.tol_grad << ", up to " << inf.max_iterations
+         << " iterations, tol_rel_obj " << tol_rel_obj << ", seed " << inf.seed << "\n";
+      // How each prior term's expectation is taken, and what an iteration costs.
+      const models::ExpectedPrior prior(p.model, static_cast<std::uint64_t>(inf.seed));
+      os << "expectation likelihood: "
+         << (config.model.likelihood == "poisson_log" || config.model.likelihood == "normal"
+                 ? "closed form"
+                 : "Gauss-Hermite quadrature per row")
+         << "; priors:";
+      for (const auto& [name, how] : prior.methods()) os << " " << name << " " << how << ";";
+      os << "\n";
+      const Eigen::Index linear =
+          static_cast<Eigen::Index>(d.feature_names.size()) + (config.model.intercept ? 1 : 0);
+      os << "cost        " << inf.algorithm << ": "
+         << vi::exact_cost(double(n), double(linear), double(p.model.dim()), inf.algorithm == "fullrank")
+                .describe()
+         << "\n";
+    } else {
+      os << "inference   monte_carlo (" << inf.method_reason << "), " << inf.algorithm << ", "
+         << inf.optimizer.name << ", " << inf.draws_per_step << " draws per step, up to "
+         << inf.max_iterations << " iterations, tol_rel_obj " << tol_rel_obj << ", seed " << inf.seed << "\n";
+    }
     reduce::collectively(comm, [&] {
       if (comm.is_root()) print(os.str());
     });

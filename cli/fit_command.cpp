@@ -4,9 +4,9 @@
 
 #include <chrono>
 #include <csignal>
-#include <optional>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "cli/common_options.hpp"
 #include "cli/fit_outputs.hpp"
@@ -14,10 +14,11 @@
 #include "cli/run_control.hpp"
 #include "cli/signals.hpp"
 #include "common/atomic_file.hpp"
-#include "common/read_file.hpp"
 #include "common/error.hpp"
+#include "common/read_file.hpp"
 #include "inference/advi.hpp"
 #include "inference/checkpoint.hpp"
+#include "inference/exact/exact_cost.hpp"
 #include "inference/exact/exact_vi.hpp"
 #include "inference/final_approximation.hpp"
 #include "inference/reduce/chunk_reducer.hpp"
@@ -53,7 +54,8 @@ CLI::App* setup_fit(CLI::App& app, FitOptions& o) {
       ->check(CLI::Range(1L, 1000000000L))
       ->type_name("N")
       ->capture_default_str();
-  cmd->add_option("--resume", o.resume, "Continue the run saved in FILE by --checkpoint (same config and data)")
+  cmd->add_option("--resume", o.resume,
+                  "Continue the run saved in FILE by --checkpoint (same config and data)")
       ->check(non_empty_path())
       ->type_name("FILE");
   cmd->add_flag("--composed", o.composed, "Use the generic composed AD path (for testing)")->group("");
@@ -76,9 +78,9 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
   models::LogJoint<T> log_joint(problem.model, problem.view(), reducer);
 
   // A checkpoint belongs to one config, seed and dataset.
-  const std::string fingerprint = vi::fingerprint_of(config.resolved.dump() + "|rows=" +
-                                                     std::to_string(problem.data.total_rows) +
-                                                     "|dim=" + std::to_string(problem.model.dim()));
+  const std::string fingerprint =
+      vi::fingerprint_of(config.resolved.dump() + "|rows=" + std::to_string(problem.data.total_rows) +
+                         "|dim=" + std::to_string(problem.model.dim()));
   std::optional<vi::AdviState> resume;
   if (!o.resume.empty()) {
     // Rank 0 reads the file and sends its text: the other ranks need not see the same filesystem.
@@ -102,6 +104,15 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
   std::vector<std::pair<std::string, std::string>> prior_methods;
   if (config.inference.method == "exact") {
     models::ExpectedLogJoint<T> expected(problem.model, problem.view(), reducer, seed);
+    if (root) {
+      const auto linear =
+          static_cast<double>(problem.data.feature_names.size() + (config.model.intercept ? 1 : 0));
+      cli_logger().info("exact method, " + config.inference.algorithm + " (" +
+                        config.inference.algorithm_reason + "): " +
+                        vi::exact_cost(double(problem.data.total_rows), linear, double(problem.model.dim()),
+                                       config.inference.algorithm == "fullrank")
+                            .describe());
+    }
     vi::ExactOptions eo;
     eo.dense = config.inference.algorithm == "fullrank";
     eo.max_iterations = config.inference.max_iterations;
@@ -118,10 +129,11 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
     const int sig = control.signal();
     const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
     const std::string after = "stopped by " + name + " after iteration " + std::to_string(run.iterations);
-    throw Error(sig == SIGINT ? ExitCode::interrupted : ExitCode::terminated, "signal",
-                o.checkpoint.empty() ? after + "; nothing was written (use --checkpoint FILE to be able to resume)"
-                                     : after + "; the state is in " + o.checkpoint + " (continue with --resume " +
-                                           o.checkpoint + ")")
+    throw Error(
+        sig == SIGINT ? ExitCode::interrupted : ExitCode::terminated, "signal",
+        o.checkpoint.empty()
+            ? after + "; nothing was written (use --checkpoint FILE to be able to resume)"
+            : after + "; the state is in " + o.checkpoint + " (continue with --resume " + o.checkpoint + ")")
         .mark_collective();
   }
   const vi::FinalReport final =
@@ -156,7 +168,8 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
 
   if (root && exact && !run.converged)
     cli_logger().warn("the exact optimizer stopped at iteration " + std::to_string(run.iterations) +
-                      " before its fixed-point residual fell below tol_grad (" + std::to_string(exact->grad_residual) +
+                      " before its fixed-point residual fell below tol_grad (" +
+                      std::to_string(exact->grad_residual) +
                       " left); the approximation may not be at its optimum");
   if (root && !exact && !run.converged && !run.interrupted && config.inference.tol_rel_obj)
     cli_logger().warn(

@@ -390,8 +390,7 @@ std::vector<std::pair<std::string, std::string>> ExpectedPrior::methods() const 
   };
   for (const Closed& c : closed_) out.push_back({name_of(c.term->offset), "closed form"});
   for (const Grid& g : grids_)
-    out.push_back({name_of(g.offset), (g.term ? "quadrature" : "Jacobian by quadrature") + std::string(" (") +
-                                          std::to_string(g.points) + " points)"});
+    out.push_back({name_of(g.offset), g.term ? "quadrature" : "Jacobian by quadrature"});
   for (const Scale& s : scales_) out.push_back({name_of(s.offset), "closed form (hierarchical normal)"});
   for (const Sampled& s : sampled_)
     out.push_back(

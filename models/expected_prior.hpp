@@ -44,8 +44,9 @@ class ExpectedPrior {
   // The Monte Carlo standard error of the sample-average terms (0 when there are none).
   double value_se() const { return se_; }
   bool exact() const { return sampled_.empty(); }
-  // How each parameter's prior term is taken, for reports: "closed form", "quadrature (n points)",
-  // "sample average (K draws)".
+  // How each parameter's prior term is taken, for reports: "closed form", "quadrature",
+  // "sample average (K fixed draws)"; a constrained parameter whose prior is not by quadrature
+  // has a second entry for its Jacobian.
   std::vector<std::pair<std::string, std::string>> methods() const;
 
  private:

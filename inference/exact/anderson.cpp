@@ -60,7 +60,8 @@ void Anderson::set_state(const std::vector<double>& s) {
   if (s.size() < 2) throw std::invalid_argument("anderson: bad state");
   const auto n = static_cast<Eigen::Index>(s[0]);
   const auto k = static_cast<std::size_t>(s[1]);
-  if (s.size() != 2 + static_cast<std::size_t>(n) * (2 + 2 * k)) throw std::invalid_argument("anderson: bad state");
+  if (s.size() != 2 + static_cast<std::size_t>(n) * (2 + 2 * k))
+    throw std::invalid_argument("anderson: bad state");
   const double* p = s.data() + 2;
   auto take = [&] {
     Eigen::VectorXd v = Eigen::Map<const Eigen::VectorXd>(p, n);

@@ -117,7 +117,8 @@ Proposal propose(ExpectedLogDensity& density, const GaussianQ& q, const Expectat
     p.step =
         conjugate_gradients(density, g.d_mean, p.lambda_new, forcing, o.max_cg_iterations, &p.cg_iterations);
     p.direction.resize(2 * P);
-    p.direction << (p.step.array() * q.sd.array()).matrix(), (p.lambda_new.array() / p.lambda.array()).log().matrix();
+    p.direction << (p.step.array() * q.sd.array()).matrix(),
+        (p.lambda_new.array() / p.lambda.array()).log().matrix();
     return p;
   }
   const Eigen::MatrixXd& L = q.chol;

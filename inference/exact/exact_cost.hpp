@@ -1,0 +1,21 @@
+#pragma once
+// What an iteration of the exact method costs, from the problem's sizes alone, for `check`, the
+// log at the start of a fit and the README's cost model:
+//   meanfield: a pass over the data (moments, quadrature, gradient) and a few Hessian-vector
+//              passes, O(N D) each; vectors of P;
+//   fullrank:  the same passes with two GEMMs each, O(N D^2), and the precision's Cholesky
+//              factorizations and inverses, O(P^3); a handful of P x P matrices.
+#include <string>
+
+namespace bvi::vi {
+
+struct ExactCost {
+  double flops_per_iteration = 0;
+  double matrix_bytes = 0;  // the optimizer's P x P matrices (fullrank) or P-vectors (meanfield)
+  std::string describe() const;
+};
+
+// rows N, linear coefficients D (features, plus the intercept), all parameters P.
+ExactCost exact_cost(double rows, double linear, double parameters, bool dense);
+
+}  // namespace bvi::vi
