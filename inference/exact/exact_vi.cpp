@@ -62,7 +62,7 @@ struct Proposal {
   Eigen::MatrixXd Lambda, Lambda_new;  // fullrank
   double residual = 0.0;
   int cg_iterations = 0;
-  // The proposed move in q's own units (mean step / sd and relative precision change), for
+  // Fullrank: the proposed move in q's own units (L' step and L' (Lambda' - Lambda) L), for
   // telling oscillation from steady progress.
   Eigen::VectorXd direction;
 };
@@ -116,9 +116,8 @@ Proposal propose(ExpectedLogDensity& density, const GaussianQ& q, const Expectat
       if (!(raw[j] > 0.25 * p.lambda[j])) p.lambda_new[j] = 0.25 * p.lambda[j];
     p.step =
         conjugate_gradients(density, g.d_mean, p.lambda_new, forcing, o.max_cg_iterations, &p.cg_iterations);
-    p.direction.resize(2 * P);
-    p.direction << (p.step.array() * q.sd.array()).matrix(),
-        (p.lambda_new.array() / p.lambda.array()).log().matrix();
+    // No direction: meanfield's iteration is left to Anderson acceleration, which takes care of
+    // its slow and its oscillating modes alike (halving its steps as well measured slower).
     return p;
   }
   const Eigen::MatrixXd& L = q.chol;
