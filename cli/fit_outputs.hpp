@@ -8,6 +8,7 @@
 #include "inference/advi.hpp"
 #include "inference/final_approximation.hpp"
 #include "inference/posterior_summary.hpp"
+#include "models/design/design.hpp"
 #include "models/spec/config.hpp"
 
 namespace bvi::cli {
@@ -26,8 +27,16 @@ struct FitRecord {
   std::vector<std::string> feature_names;
   std::string response;
   Eigen::VectorXd center, scale;  // empty unless the features were standardized
+  const models::design::Design* design = nullptr;  // variables, levels, terms, groups
+  long long dropped_rows = 0;                      // left out for missing values
   double seconds = 0;
 };
+
+// Replaces the summaries of `columns` (e.g. correlations, whose transform is not one column's)
+// by Monte Carlo ones over `draws` (rows are draws, on the outputs' scale): mean, sd and the
+// 5/50/95 % quantiles (numpy's linear interpolation).
+void summarize_from_draws(std::vector<vi::ParameterSummary>& summaries, const Eigen::MatrixXd& draws,
+                          const std::vector<Eigen::Index>& columns);
 
 // Keys in SPEC.md's order, then the extras, so the document reads top-down.
 nlohmann::ordered_json summary_json(const FitRecord& r);
