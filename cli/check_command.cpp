@@ -66,7 +66,7 @@ std::string format_hyper(const spec::HyperValue& h) {
 // "county (85 levels: Aitkin, Anoka, ... ; reference Aitkin)".
 std::string describe_levels(const models::design::Variable& v) {
   std::string out = std::to_string(v.levels.size()) + (v.levels.size() == 1 ? " level: " : " levels: ");
-  out += join(v.levels, ", ", 8);
+  out += join(v.levels, ", ", 12);
   out += v.numeric_levels ? "; numeric order" : "; byte order";
   return out;
 }

@@ -55,6 +55,7 @@ LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduc
   LocalRead<T> r;
   data::CsvReader reader(config.data.csv);
   const std::string header_place = file_line(config.data.csv, 1);
+  design::check_formula_columns(config.model, reader.columns());
   // The response and the likelihood's columns, each a column of its own.
   data::DataSpec spec{config.data.csv,    config.data.response, std::vector<std::string>{}, false,
                       config.data.trials, config.data.offset,   config.data.exposure};

@@ -76,6 +76,21 @@ std::vector<Column> term_columns(const Term& t, const std::vector<Variable>& var
 
 }  // namespace
 
+std::string column_hint(const std::string& name, const std::vector<std::string>& columns) {
+  return did_you_mean(name, columns);
+}
+
+void check_formula_columns(const spec::ModelConfig& model, const std::vector<std::string>& columns) {
+  if (model.formula.empty()) return;
+  // In the order they are written, so the first unknown name is the one reported.
+  std::vector<std::pair<std::size_t, std::string>> names;
+  for (const auto& [name, column] : model.formula_columns) names.push_back({column, name});
+  std::sort(names.begin(), names.end());
+  for (const auto& [column, name] : names)
+    if (std::find(columns.begin(), columns.end(), name) == columns.end())
+      throw spec::formula_error(model.formula, column, "unknown column '" + name + "'" + did_you_mean(name, columns));
+}
+
 std::vector<std::string> Group::effect_names() const {
   std::vector<std::string> out;
   if (intercept) out.push_back("(Intercept)");

@@ -85,6 +85,13 @@ struct Design {
   int find_variable(const std::string& name) const;
 };
 
+// " (did you mean 'X'?)" for a name the header lacks: the column that differs by case or spaces,
+// else the nearest by edit distance; "" when none is close.
+std::string column_hint(const std::string& name, const std::vector<std::string>& columns);
+
+// A formula's names that are no column of the header: config error at the formula, at the name.
+void check_formula_columns(const spec::ModelConfig& model, const std::vector<std::string>& columns);
+
 // For the header columns asked (indexes), whether each one's first value that is not missing is
 // text rather than a number (models/design/column_kinds.hpp).
 using FirstValueIsText = std::function<std::vector<bool>(const std::vector<int>& columns)>;
