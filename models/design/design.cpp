@@ -31,20 +31,40 @@ std::string did_you_mean(const std::string& name, const std::vector<std::string>
   return hint.empty() ? "" : " (did you mean " + data::quoted_excerpt(hint) + "?)";
 }
 
-// The R rule: a categorical variable of a term is coded by contrasts iff the term without it is
-// in the model (the empty term when `intercept`).
+// R's rule (model.matrix; Chambers & Hastie 1992, p. 38): terms in order of degree (main effects,
+// then two-way interactions, ..., each group in the order written), and a categorical variable
+// of a term coded by contrasts when the term without it is empty or is contained in a preceding
+// term, by indicators otherwise; without an intercept, the first categorical variable of the
+// first term that has one is coded by indicators.
 void choose_coding(std::vector<Term>& terms, bool intercept, const std::vector<Variable>& vars) {
+  std::stable_sort(terms.begin(), terms.end(),
+                   [](const Term& a, const Term& b) { return a.variables.size() < b.variables.size(); });
   std::vector<std::set<int>> sets;
   for (const auto& t : terms) sets.emplace_back(t.variables.begin(), t.variables.end());
+  auto categorical = [&](int v) { return vars[static_cast<std::size_t>(v)].categorical; };
   for (std::size_t i = 0; i < terms.size(); ++i) {
     Term& t = terms[i];
     t.full.assign(t.variables.size(), false);
     for (std::size_t k = 0; k < t.variables.size(); ++k) {
-      if (!vars[static_cast<std::size_t>(t.variables[k])].categorical) continue;
+      if (!categorical(t.variables[k])) continue;
       std::set<int> rest = sets[i];
       rest.erase(t.variables[k]);
-      const bool margin = rest.empty() ? intercept : std::find(sets.begin(), sets.end(), rest) != sets.end();
+      bool margin = rest.empty();
+      for (std::size_t j = 0; j < i && !margin; ++j)
+        margin = std::includes(sets[j].begin(), sets[j].end(), rest.begin(), rest.end());
       t.full[k] = !margin;
+    }
+  }
+  if (intercept) return;
+  for (Term& t : terms) {
+    int first = -1;
+    for (std::size_t k = 0; k < t.variables.size(); ++k)
+      if (categorical(t.variables[k]) &&
+          (first < 0 || t.variables[k] < t.variables[static_cast<std::size_t>(first)]))
+        first = static_cast<int>(k);
+    if (first >= 0) {
+      t.full[static_cast<std::size_t>(first)] = true;
+      return;
     }
   }
 }
