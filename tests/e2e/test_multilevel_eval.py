@@ -153,6 +153,22 @@ class MultilevelEval(BinaryTestCase):
         summary = run(["check", self.write_config(cfg)]).stdout
         self.assertIn("features    sex[female] sex[male] x:sex[female] x:sex[male]\n", summary)
 
+    def test_correlations_that_make_no_correlation_matrix(self):
+        # cor 0.9, 0.9, -0.9 for K = 3 is not positive definite: exit 65 at the params row.
+        cols = mm.simulate("normal", 60, seed=3)
+        csv = self.path("bad.csv")
+        mm.write_csv(csv, cols)
+        cfg = {"data": {"csv": csv}, "model": {"likelihood": "normal", "formula": "y ~ (1 + x + z | county)"}}
+        x = cols["x"].astype(float)
+        county = levels(cols["county"])
+        g = mm.Group("county", np.array([county[c] for c in cols["county"]]),
+                     np.column_stack([np.ones(60), x, x]), True)
+        ref = mm.Reference("normal", {**cols, "y": cols["y"].astype(float)}, np.zeros((60, 0)), [g])
+        point = ref.random_point(np.random.default_rng(1))
+        point.update({"cor_county.2.1": 0.9, "cor_county.3.1": 0.9, "cor_county.3.2": -0.9})
+        p = run(["eval", self.write_config(cfg), "--params", "-"], stdin=mm.params_csv(ref.names(), [point, point]))
+        self.assert_error(p, 65, where="<stdin>:2", contains="make no correlation matrix")
+
     def test_lkj_references_agree(self):
         # The two routes to the LKJ density of the reference module: the Beta law of the partial
         # correlations and Lewandowski et al.'s closed form; K = 2 is the Beta density itself.
