@@ -4,11 +4,13 @@
 #include <sstream>
 
 #include "cli/common_options.hpp"
+#include "cli/dropped_rows.hpp"
 #include "cli/logging.hpp"
 #include "cli/response_summary.hpp"
 #include "common/error.hpp"
 #include "inference/exact/exact_cost.hpp"
 #include "inference/reduce/collective_error.hpp"
+#include "models/design/design.hpp"
 #include "models/expected_prior.hpp"
 #include "models/priors/prior_family.hpp"
 #include "models/problem.hpp"
@@ -55,9 +57,20 @@ std::string format_hyper(const spec::HyperValue& h) {
   } else if (h.values.size() == 1) {
     os << h.values[0];
   } else {
-    os << "[" << h.values.size() << " values]";
+    os << "[";
+    for (size_t i = 0; i < h.values.size() && i < 6; ++i) os << (i ? ", " : "") << h.values[i];
+    if (h.values.size() > 6) os << ", ... (" << h.values.size() << " values)";
+    os << "]";
   }
   return os.str();
+}
+
+// "county (85 levels: Aitkin, Anoka, ... ; reference Aitkin)".
+std::string describe_levels(const models::design::Variable& v) {
+  std::string out = std::to_string(v.levels.size()) + (v.levels.size() == 1 ? " level: " : " levels: ");
+  out += join(v.levels, ", ", 12);
+  out += v.numeric_levels ? "; numeric order" : "; byte order";
+  return out;
 }
 
 // Like fit and eval: a report that cannot be written (a full disk under a redirected stdout)
@@ -95,24 +108,43 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
     os << "config      " << config.path << ": ok\n";
     os << "data        " << d.path << ": " << n << " rows, " << d.feature_names.size() << " features ("
        << config.data.dtype << (config.data.standardize ? ", standardized" : "") << ")\n";
+    if (d.dropped_rows > 0) os << "missing     " << dropped_rows_note(d) << "\n";
     os << response_summary(d, p.model.likelihood().response_kind(), config.data.trials.has_value(),
                            config.data.offset.has_value() || config.data.exposure.has_value(), comm);
+    for (const auto& v : p.design.variables)
+      if (v.categorical) os << "categorical " << v.name << ": " << describe_levels(v) << "\n";
     os << "features    " << join(d.feature_names, " ") << "\n";
+    for (std::size_t f = 0; f < d.groups.size(); ++f) {
+      const auto& g = p.design.groups[f];
+      os << "groups      " << g.label << ": " << d.groups[f].levels.size() << " groups, effects "
+         << join(g.effect_names(), " ")
+         << (g.effects() >= 2 ? (g.correlated ? ", correlated" : ", uncorrelated") : "") << "\n";
+    }
     os << "model       " << config.model.likelihood << ", " << (config.model.intercept ? "with" : "no")
        << " intercept\n";
     const auto names = p.model.layout().column_names();
     os << "parameters  " << names.size() << ": " << join(names, " ") << "\n";
-    for (const auto& [param, prior] : config.model.priors) {
+    // Every prior, the defaults included (p.config has them filled in).
+    for (const auto& [param, prior] : p.config.model.priors) {
       os << "prior       " << param << " ~ " << prior.family << "(";
       // In the family's order (student_t(df, loc, scale), gamma(shape, rate)), as the docs write it.
       bool first = true;
-      for (const auto& field : models::find_prior_family(prior.family)->hyperparameters) {
-        const auto it = prior.hypers.find(field.name);
+      std::vector<std::string> order;
+      if (const auto* family = models::find_prior_family(prior.family))
+        for (const auto& field : family->hyperparameters) order.push_back(field.name);
+      else
+        for (const auto& [name, value] : prior.hypers) order.push_back(name);
+      for (const auto& name : order) {
+        const auto it = prior.hypers.find(name);
         if (it == prior.hypers.end()) continue;
-        os << (first ? "" : ", ") << field.name << "=" << format_hyper(it->second);
+        os << (first ? "" : ", ") << name << "=" << format_hyper(it->second);
         first = false;
       }
-      os << ")\n";
+      os << ")";
+      if (param == "alpha" && p.config.model.alpha_prior_centered)
+        os << " on the intercept at the feature means (centered)";
+      if (!config.model.priors.count(param)) os << " (default)";
+      os << "\n";
     }
     const auto& inf = p.config.inference;
     const std::string tol_rel_obj = inf.tol_rel_obj ? std::to_string(*inf.tol_rel_obj) : std::string("null");

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/common_options.hpp"
+#include "cli/dropped_rows.hpp"
 #include "cli/logging.hpp"
 #include "cli/number_format.hpp"
 #include "common/error.hpp"
@@ -53,13 +54,23 @@ int run_eval(const EvalOptions& o, reduce::Communicator& comm) {
       }
     });
     reduce::broadcast_matrix(comm, params.values, 0);
+    comm.broadcast(params.display_name, 0);
+    warn_dropped_rows(problem.data, comm.is_root());
 
+    // Correlations come as Omega's entries (cor_F.i.j); the model holds their Cholesky factor.
+    const models::Model& model = problem.model;
+    const Eigen::MatrixXd points = reduce::collectively(comm, [&] {
+      return model.from_output(params.values, [&](Eigen::Index row) {
+        return file_line(params.display_name, static_cast<long>(row) + 2);
+      });
+    });
     reduce::ChunkReducer reducer(problem.plan, comm, threads);
-    models::LogJoint<T> log_joint(problem.model, problem.view(), reducer);
-    const Eigen::Index S = params.values.rows();
+    models::LogJoint<T> log_joint(model, problem.view(), reducer);
+    const Eigen::Index S = points.rows();
     Eigen::VectorXd lp(S);
     Eigen::MatrixXd grad;
-    log_joint.evaluate(params.values, lp, o.grad ? &grad : nullptr, models::Scale::constrained);
+    log_joint.evaluate(points, lp, o.grad ? &grad : nullptr, models::Scale::constrained);
+    if (o.grad) model.gradient_to_output(points, grad);
 
     std::string out = "log_joint";
     const auto names = layout.column_names();

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cli/common_options.hpp"
+#include "cli/dropped_rows.hpp"
 #include "cli/fit_outputs.hpp"
 #include "cli/logging.hpp"
 #include "cli/run_control.hpp"
@@ -92,6 +93,7 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
     resume = vi::parse_checkpoint(text, fingerprint, o.resume);
   }
 
+  warn_dropped_rows(problem.data, root);
   // Every rank runs the same loop; rank 0 alone reports and writes.
   RunControl control(!o.quiet && root, ::isatty(STDERR_FILENO) == 1, comm, o.checkpoint, fingerprint);
   install_stop_signals();
@@ -146,8 +148,20 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
   FitRecord record;
   record.config = &config;
   record.names = layout.column_names();
-  record.parameters =
-      vi::summarize_parameters(*run.q, record.names, layout.column_labels(), layout.column_transforms());
+  // A correlation block's transform is not one column's: its summaries come from draws of Omega
+  // (the Monte Carlo ELBO's draws, or the exact method's output draws).
+  std::vector<ad::ColumnTransform> transforms = layout.column_transforms();
+  std::vector<Eigen::Index> correlations;
+  for (std::size_t j = 0; j < transforms.size(); ++j)
+    if (transforms[j].bound == ad::Bound::cholesky_corr) {
+      transforms[j] = {};
+      correlations.push_back(static_cast<Eigen::Index>(j));
+    }
+  record.parameters = vi::summarize_parameters(*run.q, record.names, layout.column_labels(), transforms);
+  if (!correlations.empty())
+    summarize_from_draws(record.parameters,
+                         problem.model.output_values(final.elbo_draws.rows() > 0 ? final.elbo_draws : final.draws.zeta),
+                         correlations);
   if (exact) {
     record.passes = exact->passes;
     record.grad_residual = exact->grad_residual;
@@ -155,7 +169,8 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
   record.prior_methods = prior_methods;
   record.run = &run;
   record.final = &final;
-  record.constrained_draws = problem.model.constrain_values(final.draws.zeta);
+  // Outputs show correlations as Omega's entries (cor_F.i.j), not the Cholesky factor's.
+  record.constrained_draws = problem.model.output_values(final.draws.zeta);
   record.seed = config.inference.seed;
   record.threads = threads;
   record.ranks = comm.size();
@@ -165,6 +180,26 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
   record.response = problem.data.response_name;
   record.center = problem.data.center;
   record.scale = problem.data.scale;
+  record.design = &problem.design;
+  record.dropped_rows = problem.data.dropped_rows;
+  // The standardization per feature, as summaries have always had it, when the features are the
+  // numeric variables themselves (the design block has it per variable in every case).
+  if (config.data.standardize && problem.design.columns.size() == problem.design.variables.size()) {
+    record.center.resize(static_cast<Eigen::Index>(problem.design.columns.size()));
+    record.scale.resize(record.center.size());
+    for (std::size_t j = 0; j < problem.design.columns.size(); ++j) {
+      const auto& f = problem.design.columns[j].factors;
+      if (f.size() != 1 || f[0].level >= 0) {
+        record.center.resize(0);
+        record.scale.resize(0);
+        break;
+      }
+      const auto& v = problem.design.variables[static_cast<std::size_t>(f[0].variable)];
+      record.center[static_cast<Eigen::Index>(j)] = v.center;
+      record.scale[static_cast<Eigen::Index>(j)] = v.scale;
+    }
+  }
+
 
   if (root && exact && !run.converged)
     cli_logger().warn("the exact optimizer stopped at iteration " + std::to_string(run.iterations) +

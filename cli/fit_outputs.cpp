@@ -1,5 +1,6 @@
 #include "cli/fit_outputs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -17,14 +18,50 @@ Json number(double x) {
   return std::isfinite(x) ? Json(x) : Json(nullptr);
 }
 
+// Group-level parameters are labelled by their factor and level, not by a feature.
+bool group_level(const std::string& name) {
+  return name.compare(0, 2, "r_") == 0 || name.compare(0, 3, "sd_") == 0 || name.compare(0, 4, "cor_") == 0;
+}
+
+double quantile_sorted(const std::vector<double>& v, double q) {
+  const double h = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(h));
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
 }  // namespace
+
+void summarize_from_draws(std::vector<vi::ParameterSummary>& summaries, const Eigen::MatrixXd& draws,
+                          const std::vector<Eigen::Index>& columns) {
+  const Eigen::Index S = draws.rows();
+  if (S == 0) return;
+  for (Eigen::Index j : columns) {
+    std::vector<double> v(draws.col(j).data(), draws.col(j).data() + S);
+    double sum = 0;
+    for (double x : v) sum += x;
+    const double mean = sum / static_cast<double>(S);
+    double ss = 0;
+    for (double x : v) ss += (x - mean) * (x - mean);
+    std::sort(v.begin(), v.end());
+    vi::ParameterSummary& p = summaries[static_cast<size_t>(j)];
+    p.mean = mean;
+    p.sd = S > 1 ? std::sqrt(ss / static_cast<double>(S - 1)) : 0.0;
+    p.q05 = quantile_sorted(v, 0.05);
+    p.q50 = quantile_sorted(v, 0.5);
+    p.q95 = quantile_sorted(v, 0.95);
+  }
+}
 
 Json summary_json(const FitRecord& r) {
   const auto& inf = r.config->inference;
   Json params = Json::array();
   for (const auto& p : r.parameters) {
     Json j{{"name", p.name}};
-    if (!p.label.empty()) j["feature"] = p.label;
+    // "feature" as before for population-level parameters; "label" for every labelled one
+    // (sex[male], county[Boston]:(Intercept), county: sd(x), county: cor((Intercept), x)).
+    if (!p.label.empty() && !group_level(p.name)) j["feature"] = p.label;
+    if (!p.label.empty()) j["label"] = p.label;
     j["mean"] = number(p.mean);
     j["sd"] = number(p.sd);
     j["q05"] = number(p.q05);
@@ -77,6 +114,7 @@ Json summary_json(const FitRecord& r) {
   s["tol_rel_obj"] = inf.tol_rel_obj ? Json(*inf.tol_rel_obj) : Json(nullptr);
   s["redrawn"] = r.run->redrawn + r.final->elbo.redrawn;
   s["rows"] = r.rows;
+  s["dropped_rows"] = r.dropped_rows;
   s["features"] = r.features;
   s["version"] = kVersion;
   // The data the fit was made on, as `predict` needs it to treat new rows the same way.
@@ -91,6 +129,7 @@ Json summary_json(const FitRecord& r) {
   } else {
     data["standardization"] = nullptr;
   }
+  if (r.design) data["design"] = Json::parse(models::design::to_json(*r.design).dump());
   s["data"] = std::move(data);
   return s;
 }

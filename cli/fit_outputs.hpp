@@ -8,6 +8,7 @@
 #include "inference/advi.hpp"
 #include "inference/final_approximation.hpp"
 #include "inference/posterior_summary.hpp"
+#include "models/design/design.hpp"
 #include "models/spec/config.hpp"
 
 namespace bvi::cli {
@@ -26,6 +27,8 @@ struct FitRecord {
   std::vector<std::string> feature_names;
   std::string response;
   Eigen::VectorXd center, scale;  // empty unless the features were standardized
+  const models::design::Design* design = nullptr;  // variables, levels, terms, groups
+  long long dropped_rows = 0;                      // left out for missing values
   double seconds = 0;
   // The exact method's: passes over the data, the final fixed-point residual, and how each
   // prior term's expectation was taken.
@@ -33,6 +36,12 @@ struct FitRecord {
   double grad_residual = 0;
   std::vector<std::pair<std::string, std::string>> prior_methods;
 };
+
+// Replaces the summaries of `columns` (e.g. correlations, whose transform is not one column's)
+// by Monte Carlo ones over `draws` (rows are draws, on the outputs' scale): mean, sd and the
+// 5/50/95 % quantiles (numpy's linear interpolation).
+void summarize_from_draws(std::vector<vi::ParameterSummary>& summaries, const Eigen::MatrixXd& draws,
+                          const std::vector<Eigen::Index>& columns);
 
 // Keys in SPEC.md's order, then the extras, so the document reads top-down.
 nlohmann::ordered_json summary_json(const FitRecord& r);

@@ -14,10 +14,12 @@
 #include "models/data/csv_reader.hpp"
 #include "models/data/dataset.hpp"
 #include "models/data/standardize.hpp"
+#include "models/default_priors.hpp"
 #include "models/fit_result.hpp"
 #include "models/model.hpp"
 #include "models/prediction.hpp"
 #include "models/prediction_metrics.hpp"
+#include "models/prediction_rows.hpp"
 #include "models/spec/config.hpp"
 
 namespace bvi::cli {
@@ -45,6 +47,11 @@ CLI::App* setup_predict(CLI::App& app, PredictOptions& o) {
                   "Also write the held-out metrics as JSON to FILE (needs the response)")
       ->check(non_empty_path())
       ->type_name("FILE");
+  cmd->add_option(
+         "--seed", o.seed,
+         "Seed of the draws of new groups' effects (groups the fit never saw; default: the fit's seed)")
+      ->check(CLI::Range(0LL, 9007199254740991LL))
+      ->type_name("N");
   add_threads_option(*cmd, o.threads);
   add_log_level_option(*cmd, o.log_level);
   return cmd;
@@ -60,19 +67,67 @@ std::string join(const std::vector<std::string>& v) {
 
 }  // namespace
 
+namespace {
+
+// The design of a fit: the summary's, or for a fit made before designs were recorded, its
+// features as numeric variables (standardized as the summary says).
+models::design::Design fit_design(const models::FitResult& fit, const std::string& summary) {
+  if (!fit.design.is_null()) {
+    try {
+      return models::design::design_from_json(fit.design);
+    } catch (const std::exception& e) {
+      throw data_error(summary, std::string("not the summary of a bayes-vi fit (design: ") + e.what() + ")");
+    }
+  }
+  models::design::Design d;
+  d.intercept = fit.intercept;
+  for (std::size_t j = 0; j < fit.features.size(); ++j) {
+    models::design::Variable v;
+    v.name = fit.features[j];
+    if (fit.center.size() > 0) {
+      v.center = fit.center[static_cast<Eigen::Index>(j)];
+      v.scale = fit.scale[static_cast<Eigen::Index>(j)];
+    }
+    d.variables.push_back(v);
+    models::design::Term t;
+    t.text = v.name;
+    t.variables = {static_cast<int>(j)};
+    t.full = {false};
+    d.terms.push_back(t);
+  }
+  models::design::expand_columns(d);
+  return d;
+}
+
+Eigen::Index column_of(const std::vector<std::string>& names, const std::string& name) {
+  for (std::size_t j = 0; j < names.size(); ++j)
+    if (names[j] == name) return static_cast<Eigen::Index>(j);
+  return -1;
+}
+
+}  // namespace
+
 int run_predict(const PredictOptions& o) {
   setup_logging(o.log_level);
-  const spec::Config config = spec::parse_config(o.config);
+  spec::Config config = spec::parse_config(o.config);
   models::FitResult fit = models::read_fit(o.fit);
+  const models::design::Design design = fit_design(fit, o.fit + "/summary.json");
 
   // The fit must be a fit of this model: the same likelihood and the same parameters.
   if (fit.likelihood != config.model.likelihood)
     throw config_error("/model/likelihood", "the fit in " + o.fit + " was made with '" + fit.likelihood +
                                                 "', the config says '" + config.model.likelihood + "'");
-  if (config.data.features && *config.data.features != fit.features)
-    throw config_error("/data/features",
-                       "the fit in " + o.fit + " was made with the features " + join(fit.features));
-  const models::Model model = models::Model::build(config.model, fit.features);
+  std::vector<std::string> terms;
+  for (const auto& t : design.terms) terms.push_back(t.text);
+  if (config.data.features && *config.data.features != terms)
+    throw config_error("/data/features", "the fit in " + o.fit + " was made with the terms " + join(terms));
+  models::ModelShape shape;
+  shape.features = design.column_names();
+  for (const auto& t : design.terms) shape.terms.push_back({t.text, t.first_column, t.n_columns});
+  for (const auto& g : design.groups)
+    shape.groups.push_back({g.ident, g.label, g.levels, g.effect_names(), g.correlated});
+  models::fill_default_priors(config, shape, {});  // the layout is what matters here, not the priors
+  const models::Model model = models::Model::build(config.model, shape);
   if (model.layout().column_names() != fit.names)
     throw config_error("/model", "the fit in " + o.fit + " has the parameters " + join(fit.names) +
                                      "; the config's model has " + join(model.layout().column_names()));
@@ -80,69 +135,57 @@ int run_predict(const PredictOptions& o) {
     throw config_error("/model/likelihood", "predict does not support '" + fit.likelihood + "' yet");
   if (o.draws > 0 && o.draws < fit.draws.rows()) fit.draws.conservativeResize(o.draws, Eigen::NoChange);
 
-  // The rows: the fit's features by name (extra columns are ignored), the response if there,
-  // and the trials, offset and exposure columns the config names (required: they enter eta).
+  // The rows: the fit's variables by name (other columns are ignored), the response if there, and
+  // the trials, offset and exposure columns the config names (required: they enter eta).
   const std::string path = o.data.empty() ? config.data.csv : o.data;
-  data::CsvReader reader(path);
-  std::unordered_map<std::string, int> where;
-  for (int i = 0; i < static_cast<int>(reader.columns().size()); ++i) where.emplace(reader.columns()[i], i);
-  std::vector<int> columns;
-  for (const auto& f : fit.features) {
-    auto it = where.find(f);
-    if (it == where.end())
-      throw data_error(file_line(path, 1), "no column '" + f + "', a feature the fit was made with (" +
-                                               std::to_string(fit.features.size()) +
-                                               " features: " + join(fit.features) + ")");
-    columns.push_back(it->second);
-  }
-  std::vector<data::ExtraColumn> extras;
-  auto add_extra = [&](const std::optional<std::string>& name, const char* role, data::ResponseCheck check) {
-    if (!name) return -1;
-    auto it = where.find(*name);
-    if (it == where.end())
-      throw data_error(file_line(path, 1), "no " + std::string(role) + " column '" + *name + "', which " +
-                                               fit.likelihood + " needs for every row");
-    extras.push_back({it->second, std::move(check)});
-    return static_cast<int>(extras.size()) - 1;
-  };
-  const int trials_slot = add_extra(config.data.trials, "trials", data::check_trials);
-  const int offset_slot = add_extra(config.data.offset, "offset", {});
-  const int exposure_slot = add_extra(config.data.exposure, "exposure", data::check_exposure);
-  const auto response = where.find(fit.response);
-  const bool has_y = response != where.end();
-  const Eigen::Index n = reader.scan().records;
-  if (n == 0) throw data_error(file_line(path, reader.first_data_line()), "no data rows");
-  data::RowMatrix<double> x(n, static_cast<Eigen::Index>(columns.size()));
-  Eigen::VectorXd y(has_y ? n : 0);
-  data::RowMatrix<double> extra_values(n, static_cast<Eigen::Index>(extras.size()));
   const models::Likelihood& lik = model.likelihood();
-  data::RowCheck row_check;
-  if (trials_slot >= 0)
-    row_check = [&lik, trials_slot](double v, const double* e) {
-      return lik.check_response(v, e[trials_slot]);
-    };
-  reader.read_rows<double>(
-      0, n, columns, has_y ? response->second : -1, [&lik](double v) { return lik.check_response(v); },
-      extras, row_check, x.data(), has_y ? y.data() : nullptr, extra_values.data());
-  // New rows are standardized with the training statistics, never their own.
-  if (fit.center.size() > 0) data::apply_standardization(x, fit.center, fit.scale);
-  Eigen::VectorXd trials, offset;
-  if (trials_slot >= 0) trials = extra_values.col(trials_slot);
-  if (offset_slot >= 0 || exposure_slot >= 0) {
-    offset = Eigen::VectorXd::Zero(n);
-    if (offset_slot >= 0) offset += extra_values.col(offset_slot);
-    if (exposure_slot >= 0)
-      for (Eigen::Index i = 0; i < n; ++i) offset[i] += std::log(extra_values(i, exposure_slot));
-  }
+  const models::PredictionRows rows =
+      models::read_prediction_rows(path, design, fit.response, config.data, lik);
+  if (rows.missing > 0 && config.data.missing == "error")
+    throw data_error(file_line(path, rows.first_missing_line),
+                     rows.first_missing_what + "; " + std::to_string(rows.missing) + " of " +
+                         std::to_string(rows.records) +
+                         " rows have missing values (empty, NA or NaN) in the columns the model uses (with "
+                         "/data/missing \"drop\" their predictions are left empty)");
+  const bool has_y = rows.y.size() > 0;
+  const Eigen::Index n = rows.x.rows();
 
-  models::PredictRows rows{x};
-  rows.y = has_y ? &y : nullptr;
-  rows.trials = trials.size() ? &trials : nullptr;
-  rows.offset = offset.size() ? &offset : nullptr;
-  const models::Predictions pred = models::predict(fit, rows, resolve_threads(o.threads));
+  models::PredictRows prows{rows.x};
+  prows.y = has_y ? &rows.y : nullptr;
+  prows.trials = rows.trials.size() ? &rows.trials : nullptr;
+  prows.offset = rows.offset.size() ? &rows.offset : nullptr;
+  const std::uint64_t seed = static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed);
+  for (std::size_t f = 0; f < design.groups.size(); ++f) {
+    const auto& g = design.groups[f];
+    models::PredictGroupEffects pg;
+    pg.r_column = column_of(fit.names, "r_" + g.ident + ".1.1");
+    pg.effects = g.effects();
+    pg.intercept = g.intercept;
+    pg.level = &rows.groups[f].level;
+    pg.slopes = &rows.groups[f].slopes;
+    const Eigen::Index sd = column_of(fit.names, "sd_" + g.ident + ".1");
+    const Eigen::Index cor = column_of(fit.names, "cor_" + g.ident + ".2.1");
+    if (pg.r_column < 0 || sd < 0) throw std::logic_error("predict: the draws have no columns of " + g.label);
+    const auto fresh = static_cast<Eigen::Index>(rows.groups[f].new_levels.size());
+    pg.new_effects =
+        models::draw_new_groups(fit.draws, sd, cor, pg.effects, fresh, seed, static_cast<int>(f));
+    if (fresh > 0)
+      cli_logger().info(std::to_string(fresh) + " new groups of " + g.label + " (" +
+                        rows.groups[f].new_levels[0] + (fresh > 1 ? ", ..." : "") +
+                        "): their effects are drawn from the fitted population");
+    prows.groups.push_back(std::move(pg));
+  }
+  const models::Predictions pred = models::predict(fit, prows, resolve_threads(o.threads));
   const bool spread = pred.predictive_sd.size() > 0;
   std::string out = spread ? "mean,sd,q05,q95,predictive_sd\n" : "mean,sd,q05,q95\n";
-  for (Eigen::Index i = 0; i < n; ++i) {
+  // One line per input row; a row left out for a missing value has empty fields.
+  Eigen::Index k = 0;
+  for (Eigen::Index r = 0; r < rows.records; ++r) {
+    if (k >= n || rows.record[static_cast<std::size_t>(k)] != r) {
+      out += spread ? ",,,,\n" : ",,,\n";
+      continue;
+    }
+    const Eigen::Index i = k++;
     append_number(out, pred.mean[i]);
     out += ',';
     append_number(out, pred.sd[i]);
@@ -156,6 +199,7 @@ int run_predict(const PredictOptions& o) {
     }
     out += '\n';
   }
+  const Eigen::VectorXd& y = rows.y;
 
   nlohmann::ordered_json metrics;
   if (has_y && lik.response_kind() == models::ResponseKind::binary) {

@@ -4,6 +4,7 @@
 // P(y = 1), its sd and 5 % / 95 % quantiles, as CSV on stdout; held-out metrics when the rows
 // have the response.
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 namespace bvi::cli {
@@ -14,6 +15,7 @@ struct PredictOptions {
   std::string data;
   long draws = 0;  // 0: every draw of the fit
   std::string metrics;
+  std::optional<long long> seed;  // for new groups' effects; default: the fit's seed
   int threads = 0;
   std::string log_level = "warn";
 };

@@ -4,6 +4,8 @@
 // the whole dataset (ranks hold slices).
 #include <Eigen/Core>
 
+#include "models/data/group_data.hpp"
+
 namespace bvi::models {
 
 template <class T>
@@ -16,6 +18,12 @@ struct DataView {
   Eigen::Index total_rows = 0;     // rows in the whole dataset
   const double* trials = nullptr;  // binomial: trials per row (null when the model has none)
   const double* offset = nullptr;  // added to the linear predictor (null: none)
+  // Grouping factors (n_groups of them), in the order of the model's group terms.
+  const data::GroupData<T>* groups = nullptr;
+  int n_groups = 0;
+  // Local rows per chunk (data::Dataset::chunk_offsets); null: the plan's rows from first_row.
+  const Eigen::Index* chunk_offsets = nullptr;
+  Eigen::Index first_chunk = 0;
 };
 
 }  // namespace bvi::models

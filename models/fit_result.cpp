@@ -87,6 +87,8 @@ FitResult read_fit(const std::string& dir) {
     fit.response = d.at("response").get<std::string>();
     fit.likelihood = d.at("likelihood").get<std::string>();
     fit.intercept = d.at("intercept").get<bool>();
+    if (d.contains("design")) fit.design = d.at("design");
+    if (s.contains("seed") && s.at("seed").is_number_integer()) fit.seed = s.at("seed").get<long long>();
     if (!d.at("standardization").is_null()) {
       const auto c = d.at("standardization").at("center").get<std::vector<double>>();
       const auto k = d.at("standardization").at("scale").get<std::vector<double>>();

@@ -2,6 +2,7 @@
 // A fit as `bayes-vi fit --output DIR` left it: the draws (draws.csv, constrained scale) and what
 // the summary recorded about the data (features, response, standardization, likelihood).
 #include <Eigen/Core>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct FitResult {
   std::string likelihood;
   bool intercept = false;
   Eigen::VectorXd center, scale;  // empty unless the fit standardized its features
+  nlohmann::json design;          // the summary's data.design (null for fits made before it)
+  long long seed = 0;             // the fit's seed
 };
 
 // Reads DIR/summary.json and DIR/draws.csv. Errors: no_input (66) when they cannot be read,

@@ -13,6 +13,7 @@ LogJoint<T>::LogJoint(const Model& model, DataView<T> data, reduce::ChunkReducer
   for (int t = 0; t < reducer_.threads(); ++t)
     tapes_.push_back(std::make_unique<ad::Tape>(std::size_t(4) << 20));
   // Terms such as log C(n, y) depend on the data alone: computed once here, not in every pass.
+  for (int f = 0; f < data_.n_groups; ++f) group_effects_ += data_.groups[f].effects();
   log_constants_.resize(data_.rows);
   if (!model_.likelihood().log_constants(data_.y, data_.trials, data_.rows, log_constants_.data()))
     log_constants_.resize(0);
@@ -67,14 +68,23 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
         const Likelihood& lik = lj.model_.likelihood();
         ad::Tape& tape = *lj.tapes_[thread];
         const Index S = w->S, P = w->P;
-        const Index end = plan.chunk_end_row(chunk);
-        for (Index r0 = plan.chunk_begin_row(chunk); r0 < end; r0 += plan.block_rows) {
-          const Index local = r0 - lj.data_.first_row;
-          const Index m = std::min(plan.block_rows, end - r0);
-          DataBlock<T> block{lj.data_.x + local * lj.data_.cols, lj.data_.y + local, m, lj.data_.cols};
-          if (lj.data_.trials) block.trials = lj.data_.trials + local;
-          if (lj.data_.offset) block.offset = lj.data_.offset + local;
+        // The chunk's local rows: its kept rows, or the plan's rows when none were dropped.
+        const DataView<T>& dv = lj.data_;
+        Index begin = plan.chunk_begin_row(chunk) - dv.first_row,
+              end = plan.chunk_end_row(chunk) - dv.first_row;
+        if (dv.chunk_offsets) {
+          begin = dv.chunk_offsets[chunk - dv.first_chunk];
+          end = dv.chunk_offsets[chunk - dv.first_chunk + 1];
+        }
+        for (Index local = begin; local < end; local += plan.block_rows) {
+          const Index m = std::min(plan.block_rows, end - local);
+          DataBlock<T> block{dv.x + local * dv.cols, dv.y + local, m, dv.cols};
+          if (dv.trials) block.trials = dv.trials + local;
+          if (dv.offset) block.offset = dv.offset + local;
           if (lj.log_constants_.size()) block.log_constant = lj.log_constants_.data() + local;
+          block.groups = dv.groups;
+          block.n_groups = dv.n_groups;
+          block.first_local = local;
           tape.rewind();
           ad::Var p = w->grad ? tape.leaf(w->param_vals, partial + S, S, P) : tape.constant(w->param_vals, S, P);
           ad::Var ll = lik.log_lik(p, block);
@@ -84,7 +94,9 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
       },
       total_.data(),
       // logits and their backward pass: about 2 (value) or 4 (gradient) flops per draw, row, feature
-      (grad ? 4.0 : 2.0) * static_cast<double>(S) * static_cast<double>(data_.rows) * static_cast<double>(data_.cols + 1));
+      // or group effect
+      (grad ? 4.0 : 2.0) * static_cast<double>(S) * static_cast<double>(data_.rows) *
+          static_cast<double>(data_.cols + 1 + group_effects_));
 
   lp = head.val().col(0).matrix() + total_.head(S);
   if (grad) {

@@ -56,6 +56,7 @@ class LogJoint final : public vi::LogDensity {
   Eigen::MatrixXd theta_buf_, grad_buf_;          // the batch, column-major S x P
   Eigen::VectorXd total_;                         // reduced [lp (S), d lik / d params (S x P)]
   Eigen::VectorXd log_constants_;                 // the likelihood's data-only terms per row, or empty
+  Index group_effects_ = 0;                       // sum over grouping factors of K
 };
 
 extern template class LogJoint<double>;

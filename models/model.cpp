@@ -7,6 +7,8 @@
 
 #include "common/error.hpp"
 #include "inference/ad/ad.hpp"
+#include "inference/ad/math/cholesky_corr.hpp"
+#include "models/correlation_output.hpp"
 
 namespace bvi::models {
 
@@ -49,66 +51,199 @@ const char* support_phrase(Support s) {
   }
 }
 
+// Which prior each of beta's columns takes: "beta", or "beta[TERM]" for a term's columns.
+std::vector<std::string> beta_sources(const spec::ModelConfig& config, const ModelShape& shape) {
+  std::vector<std::string> src(shape.features.size(), "beta");
+  for (const auto& t : shape.terms) {
+    const std::string key = "beta[" + t.text + "]";
+    if (!config.priors.count(key)) continue;
+    for (Index j = t.first; j < t.first + t.count; ++j) src[static_cast<std::size_t>(j)] = key;
+  }
+  for (const auto& [key, prior] : config.priors)
+    if (key.compare(0, 5, "beta[") == 0 &&
+        std::none_of(shape.terms.begin(), shape.terms.end(),
+                     [&](const TermColumns& t) { return "beta[" + t.text + "]" == key; }))
+      throw config_error(prior.pointer, "the model has no term '" + key.substr(5, key.size() - 6) + "'");
+  return src;
+}
+
+const spec::PriorConfig& prior_of(const spec::ModelConfig& config, const std::string& key) {
+  const auto it = config.priors.find(key);
+  if (it == config.priors.end()) throw config_error("/model/priors", "missing prior for '" + key + "'");
+  return it->second;
+}
+
+using Depends =
+    std::map<std::string, std::vector<std::pair<std::string, std::string>>>;  // name -> (on, pointer)
+
+// The prior `pc` over columns [from, from + n) of `block`. `pc` was written for the `owner_size`
+// entries from block column `owner_first` (beta's prior: all of beta; beta[TERM]'s: the term's
+// columns), so its arrays and the parameters it names have 1 entry or owner_size, and are cut to
+// the columns taken.
+PriorTerm make_prior_term(const ParameterBlock& block, const spec::PriorConfig& pc, const std::string& owner,
+                          Index owner_first, Index owner_size, Index from, Index n,
+                          const ParameterLayout& layout, Depends& depends) {
+  PriorTerm term;
+  term.family = find_prior_family(pc.family);
+  if (!term.family)
+    throw config_error(pc.pointer, "'" + pc.family + "' is no prior for '" + block.name + "'");
+  term.offset = block.offset + from;
+  term.size = n;
+  if (term.family->support == Support::positive && !positive_valued(block))
+    throw config_error(pc.pointer + "/" + pc.family, "a " + pc.family + " prior is for " +
+                                                         support_phrase(Support::positive) + ", and '" +
+                                                         block.name + "' is not one");
+  const Index shift = from - owner_first;
+  const bool term_prior = owner != block.name;
+  for (const auto& field : term.family->hyperparameters) {
+    const spec::HyperValue& hv = pc.hypers.at(field.name);
+    HyperTerm h;
+    if (!hv.is_expression()) {
+      const Index count = static_cast<Index>(hv.values.size());
+      if (count != 1 && count != owner_size)
+        throw config_error(
+            hv.pointer,
+            "has " + std::to_string(count) + " entries, but " +
+                (term_prior
+                     ? "the term '" + owner + "' has " + std::to_string(owner_size) + " coefficients"
+                     : block.name + " has " + std::to_string(owner_size) +
+                           (block.name == "beta" ? " coefficients (one per feature)"
+                                                 : std::string(owner_size == 1 ? " entry" : " entries"))) +
+                "; give one number or one per coefficient");
+      h.constant =
+          count == 1 ? Eigen::RowVectorXd::Constant(1, hv.values[0])
+                     : Eigen::RowVectorXd(Eigen::Map<const Eigen::RowVectorXd>(hv.values.data() + shift, n));
+    } else {
+      h.factor = hv.factor;
+      const bool must_be_positive = field.range.lo >= 0;
+      if (must_be_positive && !(hv.factor > 0))
+        throw config_error(hv.pointer, "its numeric factor must be positive");
+      for (const std::string& name : hv.names) {
+        const ParameterBlock* ref = layout.find(name);
+        if (!ref) throw config_error(hv.pointer, "no parameter '" + name + "'");
+        if (ref->size != 1 && ref->size != owner_size)
+          throw config_error(hv.pointer, "'" + name + "' has " + std::to_string(ref->size) +
+                                             " entries and '" +
+                                             (term_prior ? "beta[" + owner + "]" : block.name) + "' has " +
+                                             std::to_string(owner_size) +
+                                             "; a hyperparameter needs one entry or one per entry");
+        if (must_be_positive && !positive_valued(*ref))
+          throw config_error(hv.pointer, "'" + name + "' can be zero or negative, and " + field.name +
+                                             " must be positive: declare '" + name +
+                                             "' with \"constraint\": \"positive\"");
+        h.offsets.push_back(ref->size == 1 ? ref->offset : ref->offset + shift);
+        h.sizes.push_back(ref->size == 1 ? 1 : n);
+        depends[block.name].push_back({name, hv.pointer});
+      }
+    }
+    term.hypers.push_back(std::move(h));
+  }
+  return term;
+}
+
+std::string effect_pair(const GroupShape& g, std::size_t i, std::size_t j) {
+  return g.label + ": cor(" + g.effects[j] + ", " + g.effects[i] + ")";
+}
+
 }  // namespace
 
-Model Model::build(const spec::ModelConfig& config, const std::vector<std::string>& feature_names,
+Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
                    const LikelihoodOptions& options) {
   Model m;
+  const std::vector<std::string>& feature_names = shape.features;
   if (config.intercept) m.layout_.add({"alpha", 0, 1, false, {}, Support::real, {}});
   m.layout_.add({"beta", 0, static_cast<Index>(feature_names.size()), true, feature_names, Support::real, {}});
   for (const auto& p : likelihood_parameters(config.likelihood)) m.layout_.add(declared_block(p, feature_names));
   for (const auto& p : config.parameters) m.layout_.add(declared_block(p, feature_names));
+  // Group sds and correlations of every factor, then every factor's group effects.
+  for (const auto& g : shape.groups) {
+    const Index K = g.effects_count();
+    ParameterBlock sd{"sd_" + g.ident, 0, K, true, {}, Support::positive, {ad::Bound::lower, 0.0, 0.0}};
+    for (const auto& e : g.effects) sd.labels.push_back(g.label + ": sd(" + e + ")");
+    m.layout_.add(std::move(sd));
+    if (g.has_correlations()) {
+      ParameterBlock L{"L_" + g.ident, 0, ad::corr::free_entries(K), true, {}, Support::real, {}};
+      L.transforms = ad::cholesky_corr_block(K);
+      for (std::size_t i = 1; i < g.effects.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j) {
+          L.names.push_back("cor_" + g.ident + "." + std::to_string(i + 1) + "." + std::to_string(j + 1));
+          L.labels.push_back(effect_pair(g, i, j));
+        }
+      m.layout_.add(std::move(L));
+    }
+  }
+  for (const auto& g : shape.groups) {
+    const Index K = g.effects_count();
+    ParameterBlock r{"r_" + g.ident, 0, g.groups() * K, true, {}, Support::real, {}};
+    for (Index l = 0; l < g.groups(); ++l)
+      for (Index k = 0; k < K; ++k) {
+        r.names.push_back("r_" + g.ident + "." + std::to_string(l + 1) + "." + std::to_string(k + 1));
+        r.labels.push_back(g.label + "[" + g.levels[static_cast<std::size_t>(l)] +
+                           "]:" + g.effects[static_cast<std::size_t>(k)]);
+      }
+    m.layout_.add(std::move(r));
+  }
 
   // Priors: each one's family must fit its parameter's range, and each hyperparameter must fit
   // the parameter's size and the hyperparameter's own range.
-  std::map<std::string, std::vector<std::pair<std::string, std::string>>> depends;  // name -> (on, pointer)
+  Depends depends;
+  const std::vector<std::string> beta_src = beta_sources(config, shape);
   for (const auto& block : m.layout_.blocks()) {
-    const spec::PriorConfig& pc = config.priors.at(block.name);  // the parser checked presence
-    PriorTerm term;
-    term.family = find_prior_family(pc.family);
-    term.offset = block.offset;
-    term.size = block.size;
-    if (term.family->support == Support::positive && !positive_valued(block))
-      throw config_error(pc.pointer + "/" + pc.family, "a " + pc.family + " prior is for " +
-                                                           support_phrase(Support::positive) + ", and '" + block.name +
-                                                           "' is not one");
-    for (const auto& field : term.family->hyperparameters) {
-      const spec::HyperValue& hv = pc.hypers.at(field.name);
-      HyperTerm h;
-      if (!hv.is_expression()) {
-        const Index n = static_cast<Index>(hv.values.size());
-        if (n != 1 && n != block.size)
-          throw config_error(hv.pointer,
-                             "has " + std::to_string(n) + " entries, but " + block.name + " has " +
-                                 std::to_string(block.size) +
-                                 (block.name == "beta" ? " coefficients (one per feature)"
-                                                       : std::string(block.size == 1 ? " entry" : " entries")) +
-                                 "; give one number or one per coefficient");
-        h.constant = Eigen::Map<const Eigen::RowVectorXd>(hv.values.data(), n);
-      } else {
-        h.factor = hv.factor;
-        const bool must_be_positive = field.range.lo >= 0;
-        if (must_be_positive && !(hv.factor > 0))
-          throw config_error(hv.pointer, "its numeric factor must be positive");
-        for (const std::string& name : hv.names) {
-          const ParameterBlock* ref = m.layout_.find(name);
-          if (ref->size != 1 && ref->size != block.size)
-            throw config_error(hv.pointer, "'" + name + "' has " + std::to_string(ref->size) + " entries and '" +
-                                               block.name + "' has " + std::to_string(block.size) +
-                                               "; a hyperparameter needs one entry or one per entry");
-          if (must_be_positive && !positive_valued(*ref))
-            throw config_error(hv.pointer, "'" + name + "' can be zero or negative, and " + field.name +
-                                               " must be positive: declare '" + name +
-                                               "' with \"constraint\": \"positive\"");
-          h.offsets.push_back(ref->offset);
-          h.sizes.push_back(ref->size);
-          depends[block.name].push_back({name, hv.pointer});
-        }
-      }
-      term.hypers.push_back(std::move(h));
+    if (block.name.compare(0, 2, "r_") == 0 || block.name.compare(0, 2, "L_") == 0) continue;  // below
+    if (block.name != "beta") {
+      m.priors_.push_back(make_prior_term(block, prior_of(config, block.name), block.name, 0, block.size, 0,
+                                          block.size, m.layout_, depends));
+      if (block.name == "alpha") m.priors_.back().centered = config.alpha_prior_centered;
+      continue;
     }
-    m.priors_.push_back(std::move(term));
+    m.beta_offset_ = block.offset;
+    m.beta_size_ = block.size;
+    // beta's columns in runs that take the same prior: beta's, or a term's.
+    for (Index j = 0; j < block.size;) {
+      Index k = j;
+      while (k < block.size && beta_src[static_cast<std::size_t>(k)] == beta_src[static_cast<std::size_t>(j)])
+        ++k;
+      const std::string& key = beta_src[static_cast<std::size_t>(j)];
+      Index owner_first = 0, owner_size = block.size;
+      std::string owner = "beta";
+      if (key != "beta")
+        for (const auto& t : shape.terms)
+          if ("beta[" + t.text + "]" == key) {
+            owner_first = t.first;
+            owner_size = t.count;
+            owner = t.text;
+          }
+      m.priors_.push_back(make_prior_term(block, prior_of(config, key), owner, owner_first, owner_size, j,
+                                          k - j, m.layout_, depends));
+      j = k;
+    }
+    // beta's own prior must fit beta even when term priors cover every column.
+    if (block.size == 0 ||
+        std::all_of(beta_src.begin(), beta_src.end(), [](const std::string& s) { return s != "beta"; }))
+      if (config.priors.count("beta"))
+        make_prior_term(block, config.priors.at("beta"), "beta", 0, block.size, 0, 0, m.layout_, depends);
   }
+  for (const auto& g : shape.groups) {
+    GroupPrior gp;
+    gp.r_offset = m.layout_.find("r_" + g.ident)->offset;
+    gp.sd_offset = m.layout_.find("sd_" + g.ident)->offset;
+    gp.groups = g.groups();
+    gp.effects = g.effects_count();
+    const auto cor = config.priors.find("cor_" + g.ident);
+    if (g.has_correlations()) {
+      gp.L_offset = m.layout_.find("L_" + g.ident)->offset;
+      gp.eta = prior_of(config, "cor_" + g.ident).hypers.at("eta").values.at(0);
+    } else if (cor != config.priors.end()) {
+      throw config_error(cor->second.pointer,
+                         "the group term of '" + g.label + "' has " +
+                             (g.correlated ? "a single effect per group" : "uncorrelated effects") +
+                             ": no correlations to give a prior");
+    }
+    m.group_priors_.push_back(gp);
+  }
+  m.column_means_ = shape.column_means.size() == static_cast<Index>(feature_names.size())
+                        ? shape.column_means
+                        : Eigen::VectorXd::Zero(static_cast<Index>(feature_names.size()));
 
   // A prior that depends on itself through others is no density at all.
   std::map<std::string, int> state;  // 0 unseen, 1 on the current path, 2 done
@@ -130,7 +265,9 @@ Model Model::build(const spec::ModelConfig& config, const std::vector<std::strin
 }
 
 ad::Var Model::constrain(const ad::Var& theta, ad::Var* log_jacobian) const {
-  if (layout_.all_unconstrained()) return theta;
+  if (std::all_of(transforms_.begin(), transforms_.end(),
+                  [](const ad::ColumnTransform& t) { return t.bound == ad::Bound::none; }))
+    return theta;
   ad::Constrained c = ad::constrain(theta, transforms_);
   if (log_jacobian) *log_jacobian = c.log_jacobian;
   return c.x;
@@ -140,6 +277,62 @@ Eigen::MatrixXd Model::constrain_values(const Eigen::Ref<const Eigen::MatrixXd>&
   Eigen::MatrixXd x(theta.rows(), theta.cols());
   ad::constrain_values(theta, transforms_, x);
   return x;
+}
+
+bool Model::has_correlations() const {
+  return std::any_of(group_priors_.begin(), group_priors_.end(),
+                     [](const GroupPrior& g) { return g.L_offset >= 0; });
+}
+
+Eigen::MatrixXd Model::output_values(const Eigen::Ref<const Eigen::MatrixXd>& theta) const {
+  Eigen::MatrixXd x = constrain_values(theta);
+  to_output(x);
+  return x;
+}
+
+void Model::to_output(Eigen::Ref<Eigen::MatrixXd> x) const {
+  const Index S = x.rows();
+  for (const GroupPrior& g : group_priors_) {
+    if (g.L_offset < 0) continue;
+    const Index n = ad::corr::free_entries(g.effects);
+    Eigen::MatrixXd omega(S, n);
+    for (Index s = 0; s < S; ++s)
+      correlations_from_factor(x.data() + g.L_offset * S + s, S, g.effects, omega.data() + s);
+    x.middleCols(g.L_offset, n) = omega;
+  }
+}
+
+Eigen::MatrixXd Model::from_output(const Eigen::Ref<const Eigen::MatrixXd>& points,
+                                   const std::function<std::string(Index)>& where) const {
+  Eigen::MatrixXd x = points;
+  const Index S = x.rows();
+  for (const GroupPrior& g : group_priors_) {
+    if (g.L_offset < 0) continue;
+    const Index n = ad::corr::free_entries(g.effects);
+    Eigen::MatrixXd w(S, n);
+    for (Index s = 0; s < S; ++s)
+      if (!factor_from_correlations(points.data() + g.L_offset * S + s, S, g.effects, w.data() + s))
+        throw data_error(where(s),
+                         "the correlations " + layout_.column_names()[static_cast<std::size_t>(g.L_offset)] +
+                             " ... make no correlation matrix (it must be positive definite, every entry in "
+                             "(-1, 1))");
+    x.middleCols(g.L_offset, n) = w;
+  }
+  return x;
+}
+
+void Model::gradient_to_output(const Eigen::Ref<const Eigen::MatrixXd>& internal,
+                               Eigen::Ref<Eigen::MatrixXd> grad) const {
+  const Index S = grad.rows();
+  for (const GroupPrior& g : group_priors_) {
+    if (g.L_offset < 0) continue;
+    const Index n = ad::corr::free_entries(g.effects);
+    Eigen::MatrixXd go(S, n);
+    const Eigen::MatrixXd w = internal.middleCols(g.L_offset, n), gw = grad.middleCols(g.L_offset, n);
+    for (Index s = 0; s < S; ++s)
+      gradient_to_correlations(w.data() + s, gw.data() + s, S, g.effects, go.data() + s);
+    grad.middleCols(g.L_offset, n) = go;
+  }
 }
 
 ad::Var Model::log_prior(const ad::Var& params) const {
@@ -159,7 +352,23 @@ ad::Var Model::log_prior(const ad::Var& params) const {
       if (h.factor != 1.0) v = ad::multiply(v, tape.constant(h.factor));
       hypers[k] = v;
     }
-    ad::Var lp = ad::row_sums(term.family->log_density(params.cols(term.offset, term.size), hypers.data()));
+    ad::Var x = params.cols(term.offset, term.size);
+    if (term.centered && beta_size_ > 0)  // the intercept at the column means: alpha + beta . means
+      x = ad::add(x, ad::matmul(params.cols(beta_offset_, beta_size_),
+                                tape.constant(column_means_.data(), beta_size_, 1)));
+    ad::Var lp = ad::row_sums(term.family->log_density(x, hypers.data()));
+    total = first ? lp : ad::add(total, lp);
+    first = false;
+  }
+  for (const GroupPrior& g : group_priors_) {
+    const ad::Var r = params.cols(g.r_offset, g.groups * g.effects), sd = params.cols(g.sd_offset, g.effects);
+    ad::Var lp;
+    if (g.L_offset < 0) {
+      lp = ad::grouped_normal_lpdf(r, sd);
+    } else {
+      const ad::Var L = params.cols(g.L_offset, ad::corr::free_entries(g.effects));
+      lp = ad::add(ad::grouped_multi_normal_lpdf(r, sd, L), ad::lkj_corr_cholesky_lpdf(L, g.eta, g.effects));
+    }
     total = first ? lp : ad::add(total, lp);
     first = false;
   }

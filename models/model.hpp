@@ -1,8 +1,23 @@
 #pragma once
-// A model built from the config and the data's columns: the parameter layout (alpha, beta, the
-// likelihood's own parameters, then the declared ones), one prior term per parameter, the
+// A model built from the config and the shape of its data: the parameter layout (alpha, beta,
+// the likelihood's own parameters, the declared ones, then per grouping factor F the group sds
+// sd_F and correlations L_F, then every group's effects r_F), one prior term per parameter (the
+// group effects' prior being their normal or multivariate normal given sd_F and L_F), the
 // likelihood. It writes its log density on the AD tape for S draws at once; the sum over data
 // rows is LogJoint's business.
+//
+// Group-level parameters, per factor F with G groups (levels) and K effects per group (the
+// varying intercept first, then the slopes):
+//   r_F   G K reals, level-major: column offset + g K + k; CSV names r_F.g.k (1-based); labels
+//         "F[level]:(Intercept)", "F[level]:x";
+//   sd_F  K positive (log transform), sd_F.k, labels "F: sd((Intercept))";
+//   L_F   when correlated and K >= 2: K (K - 1) / 2 free entries of the Cholesky factor of the
+//         correlation matrix (the cholesky_corr block transform: canonical partial correlations
+//         through tanh, Stan's log-Jacobian); outputs show the correlations Omega_ij, i > j, as
+//         cor_F.i.j (output_values, to_output).
+// r_F | sd_F ~ Normal(0, sd_F[k]) entry by entry, or r_F[g] | sd_F, L_F ~ MVN(0, diag(sd) L L^T
+// diag(sd)) per group; L_F ~ lkj_corr_cholesky(eta) (/model/priors/cor_F).
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,24 +42,69 @@ struct PriorTerm {
   const PriorFamily* family = nullptr;
   Index offset = 0, size = 0;  // the parameter's columns
   std::vector<HyperTerm> hypers;  // in the family's order
+  bool centered = false;          // alpha's prior on the intercept at the column means, alpha + means . beta
+};
+
+// The prior of one factor's group effects, and of its correlations.
+struct GroupPrior {
+  Index r_offset = 0, sd_offset = 0;
+  Index L_offset = -1;  // -1: independent effects
+  Index groups = 0, effects = 0;
+  double eta = 1.0;  // LKJ shape
+};
+
+// A population-level term's columns among beta's.
+struct TermColumns {
+  std::string text;  // as data.features writes it
+  Index first = 0, count = 0;
+};
+
+// A grouping factor as the model sees it.
+struct GroupShape {
+  std::string ident, label;
+  std::vector<std::string> levels;   // the groups
+  std::vector<std::string> effects;  // "(Intercept)", the slope columns
+  bool correlated = true;
+  Index groups() const { return static_cast<Index>(levels.size()); }
+  Index effects_count() const { return static_cast<Index>(effects.size()); }
+  bool has_correlations() const { return correlated && effects.size() >= 2; }
+};
+
+// What the model needs to know of its data.
+struct ModelShape {
+  std::vector<std::string> features;  // beta's columns
+  std::vector<TermColumns> terms;     // for beta[TERM] priors (empty: none allowed)
+  std::vector<GroupShape> groups;
+  Eigen::VectorXd column_means;  // of beta's columns, for a centered intercept prior (empty: 0)
+  static ModelShape plain(std::vector<std::string> features) {
+    ModelShape s;
+    s.features = std::move(features);
+    return s;
+  }
 };
 
 class Model {
  public:
-  // Throws config errors (78) for hyperparameters that fit no parameter, priors whose support
-  // does not match the parameter's constraint, and priors that depend on each other in a cycle.
-  static Model build(const spec::ModelConfig& config, const std::vector<std::string>& feature_names,
+  // Throws config errors (78) for a missing prior, hyperparameters that fit no parameter, priors
+  // whose support does not match the parameter's constraint, and priors that depend on each other
+  // in a cycle.
+  static Model build(const spec::ModelConfig& config, const ModelShape& shape,
                      const LikelihoodOptions& options = {});
+  static Model build(const spec::ModelConfig& config, const std::vector<std::string>& feature_names,
+                     const LikelihoodOptions& options = {}) {
+    return build(config, ModelShape::plain(feature_names), options);
+  }
 
   const ParameterLayout& layout() const { return layout_; }
   Index dim() const { return layout_.dim(); }
   const Likelihood& likelihood() const { return *likelihood_; }
+  const std::vector<GroupPrior>& group_priors() const { return group_priors_; }
 
   // The constrained draws for unconstrained ones; sets *log_jacobian (S x 1) to the log
   // |det d constrained / d unconstrained| of each draw when any parameter is constrained (and
   // leaves it empty otherwise).
   ad::Var constrain(const ad::Var& theta, ad::Var* log_jacobian) const;
-  // The same, values only.
+  // The same, values only (correlation blocks as L's free entries: the model's own scale).
   Eigen::MatrixXd constrain_values(const Eigen::Ref<const Eigen::MatrixXd>& theta) const;
   // Per-draw log prior density (S x 1) of constrained draws, every constant included.
   ad::Var log_prior(const ad::Var& params) const;
@@ -53,11 +113,26 @@ class Model {
   // (for the exact method, which takes each term's expectation its own way).
   const std::vector<PriorTerm>& prior_terms() const { return priors_; }
   const std::vector<ad::ColumnTransform>& transforms() const { return transforms_; }
+  // Outputs: constrained values with every correlation block as Omega's entries (cor_F.i.j).
+  Eigen::MatrixXd output_values(const Eigen::Ref<const Eigen::MatrixXd>& theta) const;
+  void to_output(Eigen::Ref<Eigen::MatrixXd> constrained) const;
+  // eval's input (outputs' scale) to the model's constrained scale; `where(row)` names a row for
+  // the data error (65) thrown when a correlation block is no correlation matrix.
+  Eigen::MatrixXd from_output(const Eigen::Ref<const Eigen::MatrixXd>& points,
+                              const std::function<std::string(Index)>& where) const;
+  // A gradient on the model's constrained scale (`internal`: its points) made a gradient with
+  // respect to the outputs' entries (Omega instead of L), in place.
+  void gradient_to_output(const Eigen::Ref<const Eigen::MatrixXd>& internal,
+                          Eigen::Ref<Eigen::MatrixXd> grad) const;
+  bool has_correlations() const;
 
  private:
   ParameterLayout layout_;
   std::vector<ad::ColumnTransform> transforms_;  // one per column
   std::vector<PriorTerm> priors_;
+  std::vector<GroupPrior> group_priors_;
+  Eigen::VectorXd column_means_;  // for a centered alpha prior
+  Index beta_offset_ = 0, beta_size_ = 0;
   std::shared_ptr<const Likelihood> likelihood_;
 };
 

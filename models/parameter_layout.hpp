@@ -21,6 +21,10 @@ struct ParameterBlock {
   std::vector<std::string> labels;  // per element, e.g. the feature names of beta (may be empty)
   Support support = Support::real;      // where the constrained values lie
   ad::ColumnTransform transform = {};  // from the unconstrained scale
+  // Per element when not empty: CSV names (r_county.3.1, cor_county.2.1) instead of name.i, and
+  // transforms (a block transform such as cholesky_corr) instead of `transform`.
+  std::vector<std::string> names = {};
+  std::vector<ad::ColumnTransform> transforms = {};
 };
 
 class ParameterLayout {
@@ -41,7 +45,9 @@ class ParameterLayout {
   std::vector<std::string> column_names() const {
     std::vector<std::string> out;
     for (const auto& b : blocks_) {
-      if (!b.is_vector)
+      if (!b.names.empty())
+        out.insert(out.end(), b.names.begin(), b.names.end());
+      else if (!b.is_vector)
         out.push_back(b.name);
       else
         for (Index i = 0; i < b.size; ++i) out.push_back(b.name + "." + std::to_string(i + 1));
@@ -52,12 +58,12 @@ class ParameterLayout {
   std::vector<ad::ColumnTransform> column_transforms() const {
     std::vector<ad::ColumnTransform> out;
     for (const auto& b : blocks_)
-      for (Index i = 0; i < b.size; ++i) out.push_back(b.transform);
+      for (Index i = 0; i < b.size; ++i) out.push_back(b.transforms.empty() ? b.transform : b.transforms[i]);
     return out;
   }
   bool all_unconstrained() const {
-    for (const auto& b : blocks_)
-      if (b.transform.bound != ad::Bound::none) return false;
+    for (const auto& t : column_transforms())
+      if (t.bound != ad::Bound::none) return false;
     return true;
   }
 

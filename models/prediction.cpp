@@ -1,11 +1,13 @@
 #include "models/prediction.hpp"
 
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
 
 #include "common/error.hpp"
+#include "inference/rng/normal_stream.hpp"
 #include "models/prediction_family.hpp"
 
 namespace bvi::models {
@@ -27,6 +29,30 @@ Eigen::Index column_of(const FitResult& fit, const std::string& name) {
 }
 
 }  // namespace
+
+Eigen::MatrixXd draw_new_groups(const Eigen::MatrixXd& draws, Eigen::Index sd_column, Eigen::Index cor_column,
+                                Eigen::Index K, Eigen::Index new_groups, std::uint64_t seed, int factor) {
+  const Eigen::Index S = draws.rows();
+  Eigen::MatrixXd z(S, new_groups * K), out(S, new_groups * K);
+  if (new_groups == 0) return out;
+  // Step 1000 + factor of the simulation stream: a stream of its own for each grouping factor.
+  rng::standard_normal(seed, rng::Purpose::simulation, 1000 + static_cast<std::uint64_t>(factor), 0, z);
+  Eigen::MatrixXd omega = Eigen::MatrixXd::Identity(K, K);
+  for (Eigen::Index s = 0; s < S; ++s) {
+    if (cor_column >= 0)
+      for (Eigen::Index i = 1, c = cor_column; i < K; ++i)
+        for (Eigen::Index j = 0; j < i; ++j, ++c) omega(i, j) = omega(j, i) = draws(s, c);
+    const Eigen::LLT<Eigen::MatrixXd> llt(omega);
+    if (llt.info() != Eigen::Success)
+      throw std::runtime_error("predict: a draw's correlations are not positive definite");
+    const Eigen::MatrixXd L = llt.matrixL();
+    const Eigen::VectorXd sd = draws.row(s).segment(sd_column, K).transpose();
+    for (Eigen::Index j = 0; j < new_groups; ++j)
+      out.row(s).segment(j * K, K) =
+          (sd.asDiagonal() * (L * z.row(s).segment(j * K, K).transpose())).transpose();
+  }
+  return out;
+}
 
 bool predict_supports(const std::string& likelihood) {
   bool ok = false;
@@ -79,6 +105,18 @@ Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) 
       else
         eta.leftCols(m).setZero();
       eta.leftCols(m).colwise() += a;
+      for (const PredictGroupEffects& g : rows.groups)
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const std::int32_t level = (*g.level)[static_cast<std::size_t>(r0 + i)];
+          for (Eigen::Index k = 0; k < g.effects; ++k) {
+            const Eigen::Index j = k - (g.intercept ? 1 : 0);
+            const double z = j < 0 ? 1.0 : (*g.slopes)(r0 + i, j);
+            if (level >= 0)
+              eta.col(i) += z * fit.draws.col(g.r_column + level * g.effects + k);
+            else
+              eta.col(i) += z * g.new_effects.col((-level - 1) * g.effects + k);
+          }
+        }
       for (Eigen::Index i = 0; i < m; ++i) {
         const Eigen::Index row = r0 + i;
         const double off = rows.offset ? (*rows.offset)[row] : 0.0;

@@ -6,8 +6,9 @@
 #include "common/error.hpp"
 #include "inference/reduce/chunk_reducer.hpp"
 #include "inference/reduce/collective_error.hpp"
-#include "models/data/csv_reader.hpp"
-#include "models/shard_standardize.hpp"
+#include "models/chunk_stats.hpp"
+#include "models/default_priors.hpp"
+#include "models/model_data.hpp"
 
 namespace bvi::models {
 
@@ -25,35 +26,40 @@ Index default_block_rows(Index features) {
 
 template <class T>
 Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, const LoadOptions& options) {
-  // Everything a single rank may fail at alone (its file handle, a bad row in its range) happens
-  // inside collectively(): afterwards all ranks go on, or all throw the same error.
-  auto [model, ds, plan] = reduce::collectively(comm, [&] {
-    data::DataSpec spec{config.data.csv,   config.data.response, config.data.features, false,
-                        config.data.trials, config.data.offset,   config.data.exposure};
-    data::CsvReader reader(spec.path);
-    const data::ColumnSelection columns = data::select_columns(reader, spec);
-    // Build the model first: a config mistake is reported before the data is read.
-    Model m = Model::build(config.model, columns.feature_names, {options.fused});
-    const Index total = reader.scan().records;
-    if (total == 0) throw data_error(file_line(spec.path, reader.first_data_line()), "no data rows");
-    const Index features = static_cast<Index>(columns.features.size());
-    const reduce::ShardPlan p =
-        reduce::ShardPlan::make(total, options.block_rows > 0 ? options.block_rows : default_block_rows(features));
-    const Index first = p.first_row(comm.rank(), comm.size());
-    const Index last = p.last_row(comm.rank(), comm.size());
-    const Likelihood& lik = m.likelihood();
-    data::Dataset<T> d = data::load_dataset<T>(
-        spec, [&lik](double y) { return lik.check_response(y); }, data::RowRange{first, last - first},
-        [&lik](double y, double trials) { return lik.check_response(y, trials); });
-    return std::make_tuple(std::move(m), std::move(d), p);
-  });
-  if (config.data.standardize) {
-    reduce::ChunkReducer reducer(plan, comm, options.threads);
-    standardize_shards(ds, reducer);
+  ModelData<T> md = load_model_data<T>(config, comm, options.block_rows, options.threads);
+  const data::Dataset<T>& d = md.data;
+  ModelShape shape;
+  shape.features = d.feature_names;
+  for (const auto& t : md.design.terms) shape.terms.push_back({t.text, t.first_column, t.n_columns});
+  for (std::size_t f = 0; f < d.groups.size(); ++f) {
+    GroupShape g;
+    g.ident = d.groups[f].ident;
+    g.label = d.groups[f].label;
+    g.levels = d.groups[f].levels;
+    g.effects = md.design.groups[f].effect_names();
+    g.correlated = d.groups[f].correlated;
+    shape.groups.push_back(std::move(g));
   }
+  // The whole dataset's statistics for the default priors (and a centered intercept prior).
+  reduce::ChunkReducer reducer(md.plan, comm, options.threads);
+  LocalChunks chunks{d.first_chunk, d.chunk_offsets};
+  const data::FeatureStats xs = chunked_column_stats(d.x, d.total_rows, chunks, reducer);
+  DataScales scales;
+  scales.x_mean = xs.mean;
+  scales.x_sd = xs.sd;
+  if (config.model.likelihood == "normal") {
+    const data::RowMatrix<double> y = d.y;
+    const data::FeatureStats ys = chunked_column_stats(y, d.total_rows, chunks, reducer);
+    scales.y_mean = ys.mean[0];
+    scales.y_sd = ys.sd[0];
+  }
+  shape.column_means = xs.mean;
   spec::Config resolved = config;
-  spec::resolve_automatic(resolved, model.dim(), ds.total_rows);
-  return Problem<T>{std::move(resolved), std::move(model), std::move(ds), plan};
+  fill_default_priors(resolved, shape, scales);
+  Model model =
+      reduce::collectively(comm, [&] { return Model::build(resolved.model, shape, {options.fused}); });
+  spec::resolve_automatic(resolved, model.dim(), md.data.total_rows);
+  return Problem<T>{std::move(resolved), std::move(model), std::move(md.data), md.plan, std::move(md.design)};
 }
 
 template Problem<double> load_problem<double>(const spec::Config&, reduce::Communicator&, const LoadOptions&);

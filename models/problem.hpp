@@ -7,6 +7,7 @@
 #include "inference/reduce/shard_plan.hpp"
 #include "models/data/dataset.hpp"
 #include "models/data_view.hpp"
+#include "models/design/design.hpp"
 #include "models/model.hpp"
 #include "models/spec/config.hpp"
 
@@ -14,20 +15,26 @@ namespace bvi::models {
 
 template <class T>
 struct Problem {
-  spec::Config config;  // with the automatic settings resolved for this model
+  spec::Config config;  // with the automatic settings and the default priors resolved for this model
   Model model;
   data::Dataset<T> data;
   reduce::ShardPlan plan;
+  design::Design design;  // the variables, terms and groups, as the summary records them
 
   DataView<T> view() const {
-    return {data.x.data(),
-            data.y.data(),
-            data.x.rows(),
-            data.x.cols(),
-            data.first_row,
-            data.total_rows,
-            data.trials.size() ? data.trials.data() : nullptr,
-            data.offset.size() ? data.offset.data() : nullptr};
+    DataView<T> v{data.x.data(),
+                  data.y.data(),
+                  data.x.rows(),
+                  data.x.cols(),
+                  data.first_row,
+                  data.total_rows,
+                  data.trials.size() ? data.trials.data() : nullptr,
+                  data.offset.size() ? data.offset.data() : nullptr};
+    v.groups = data.groups.empty() ? nullptr : data.groups.data();
+    v.n_groups = static_cast<int>(data.groups.size());
+    v.chunk_offsets = data.chunk_offsets.empty() ? nullptr : data.chunk_offsets.data();
+    v.first_chunk = data.first_chunk;
+    return v;
   }
 };
 
@@ -42,9 +49,10 @@ struct LoadOptions {
 Index default_block_rows(Index features);
 
 // Reads the data for `config` (the rows of this rank only; every rank scans the file but parses
-// only its own rows) and builds the model. Standardization uses the whole dataset's statistics.
-// Errors: data (65) and no_input (66) from the file, config (78) where the config and the data
-// disagree; under MPI every rank throws the same error (reduce::collectively).
+// only its own rows; models/model_data.hpp), fills in the default priors from the whole dataset's
+// statistics and builds the model. Errors: data (65) and no_input (66) from the file, config (78)
+// where the config and the data disagree; under MPI every rank throws the same error
+// (reduce::collectively).
 template <class T>
 Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm,
                         const LoadOptions& options = {});

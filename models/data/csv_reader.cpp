@@ -39,6 +39,17 @@ const RowIndex& CsvReader::scan() {
   return *index_;
 }
 
+void CsvReader::check_range(Eigen::Index begin, Eigen::Index end) const {
+  if (!index_) throw std::logic_error("CsvReader: rows read before scan()");
+  if (begin < 0 || end < begin || end > index_->records)
+    throw std::out_of_range("CsvReader: rows [" + std::to_string(begin) + ", " + std::to_string(end) +
+                            ") outside [0, " + std::to_string(index_->records) + ")");
+}
+
+void CsvReader::file_changed(long line) const {
+  throw data_error(file_line(path_, line), "the file ended early: it changed while being read");
+}
+
 template <class T>
 void CsvReader::read_rows(Eigen::Index begin, Eigen::Index end, const std::vector<int>& feature_columns,
                           int response_column, const ResponseCheck& check, T* features,

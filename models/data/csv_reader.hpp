@@ -12,7 +12,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "models/data/record_stream.hpp"
@@ -46,6 +48,11 @@ class CsvReader {
   // Counts the records; the result is kept, so later calls are free. Also rejects malformed
   // quoting anywhere in the file, so every rank of a run sees the same structural error.
   const RowIndex& scan();
+  // The data records scan() counted (std::logic_error before it).
+  Eigen::Index records() const {
+    if (!index_) throw std::logic_error("CsvReader: records() before scan()");
+    return index_->records;
+  }
 
   // Parses data records [begin, end) (0-based, file order) into row-major
   // features[(i - begin) * D + k] (D = feature_columns.size(), column feature_columns[k]) and
@@ -63,7 +70,33 @@ class CsvReader {
                  int response_column, const ResponseCheck& check, const std::vector<ExtraColumn>& extras,
                  const RowCheck& row_check, T* features, double* response, double* extra_values) const;
 
+  // Calls f(i, record) for data records i in [begin, end), in file order, each record valid only
+  // during its call; an f that returns bool stops the walk by returning false. Requires scan();
+  // safe to call concurrently on one reader.
+  template <class F>
+  void for_each_record(Eigen::Index begin, Eigen::Index end, F&& f) const {
+    check_range(begin, end);
+    if (begin == end) return;
+    constexpr Eigen::Index K = RowIndex::kRecordsPerCheckpoint;
+    const Checkpoint& start = index_->checkpoints[static_cast<std::size_t>(begin / K)];
+    RecordStream stream(path_, start.offset, start.line, buffer_bytes_);
+    RawRecord record;
+    for (Eigen::Index i = begin / K * K; i < end; ++i) {
+      // The file is read twice; if it changed in between, say so rather than parse the wrong rows.
+      if (!stream.next(record)) file_changed(stream.line());
+      if (i < begin) continue;
+      if constexpr (std::is_same_v<decltype(f(i, static_cast<const RawRecord&>(record))), bool>) {
+        if (!f(i, static_cast<const RawRecord&>(record))) return;
+      } else {
+        f(i, static_cast<const RawRecord&>(record));
+      }
+    }
+  }
+
  private:
+  void check_range(Eigen::Index begin, Eigen::Index end) const;
+  [[noreturn]] void file_changed(long line) const;
+
   std::string path_;
   std::size_t buffer_bytes_;
   std::vector<std::string> columns_;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/data/group_data.hpp"
 #include "models/data/row_matrix.hpp"
 #include "models/data/row_parser.hpp"
 
@@ -36,15 +37,26 @@ template <class T>
 struct Dataset {
   std::string path;
   std::string response_name;
-  std::vector<std::string> feature_names;
+  std::vector<std::string> feature_names;  // the design columns ("x", "sex[male]", "x:sex[male]")
   RowMatrix<T> x;  // local rows x features
   Eigen::VectorXd y;
-  Eigen::Index total_rows = 0;    // in the whole file
-  Eigen::Index first_row = 0;     // global index of x's first row
+  Eigen::Index total_rows = 0;    // rows used, in the whole file
+  Eigen::Index first_row = 0;     // global index of x's first row (when no row was dropped)
   Eigen::VectorXd center, scale;  // when standardized: x = (raw - center) / scale; else empty
   Eigen::VectorXd trials;         // the trials column, when the spec names one; else empty
   // offset + log(exposure) per row, when the spec names either (both: they add); else empty.
   Eigen::VectorXd offset;
+  std::vector<GroupData<T>> groups;  // the grouping factors of group-level terms
+  // The local rows of each chunk this process holds (reduce::ShardPlan's chunks of file records):
+  // chunk first_chunk + k is rows [chunk_offsets[k], chunk_offsets[k + 1]). Rows left out for
+  // missing values shorten their chunk; the cut into chunks stays the file's. Empty: the plan's
+  // own rows, from first_row.
+  Eigen::Index first_chunk = 0;
+  std::vector<Eigen::Index> chunk_offsets;
+  Eigen::Index file_rows = 0;     // data records in the file
+  Eigen::Index dropped_rows = 0;  // records left out for a missing value, in the whole file
+  long first_dropped_line = 0;    // the first of them
+  std::string first_dropped_what;
 };
 
 // Column indexes of a spec's response and features in the header. Data errors at FILE:1: a

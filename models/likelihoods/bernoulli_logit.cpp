@@ -15,9 +15,9 @@ std::string BernoulliLogit::check_response(double y) const {
 
 template <class T>
 ad::Var BernoulliLogit::fused(const ad::Var& params, const DataBlock<T>& block) const {
-  return eta_.fused(params, [&](const ad::Var* alpha, const ad::Var& beta) {
+  return eta_.fused(params, block, [&](const ad::Var* alpha, const ad::Var& beta, const ad::Var* extra) {
     // No offset: bernoulli_logit does not accept one (make_likelihood.cpp).
-    return ad::bernoulli_logit_glm<T>(alpha, beta, block.x, block.y, block.rows);
+    return ad::bernoulli_logit_glm<T>(alpha, beta, block.x, block.y, block.rows, extra);
   });
 }
 

@@ -15,8 +15,8 @@ std::string BernoulliProbit::check_response(double y) const {
 
 template <class T>
 ad::Var BernoulliProbit::fused(const ad::Var& params, const DataBlock<T>& block) const {
-  return eta_.fused(params, [&](const ad::Var* alpha, const ad::Var& beta) {
-    return ad::bernoulli_probit_glm<T>(alpha, beta, block.x, LinearPredictor::rows(block));
+  return eta_.fused(params, block, [&](const ad::Var* alpha, const ad::Var& beta, const ad::Var* extra) {
+    return ad::bernoulli_probit_glm<T>(alpha, beta, block.x, LinearPredictor::rows(block), extra);
   });
 }
 

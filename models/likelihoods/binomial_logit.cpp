@@ -29,8 +29,8 @@ bool BinomialLogit::log_constants(const double* y, const double* trials, Index r
 template <class T>
 ad::Var BinomialLogit::fused(const ad::Var& params, const DataBlock<T>& block) const {
   if (!block.trials) throw std::logic_error("binomial_logit: the data block has no trials");
-  return eta_.fused(params, [&](const ad::Var* alpha, const ad::Var& beta) {
-    return ad::binomial_logit_glm<T>(alpha, beta, block.x, LinearPredictor::rows(block));
+  return eta_.fused(params, block, [&](const ad::Var* alpha, const ad::Var& beta, const ad::Var* extra) {
+    return ad::binomial_logit_glm<T>(alpha, beta, block.x, LinearPredictor::rows(block), extra);
   });
 }
 

@@ -10,6 +10,7 @@
 #include "inference/ad/ops/glm_rows.hpp"
 #include "inference/ad/var.hpp"
 #include "inference/quadrature/gaussian_expectation.hpp"
+#include "models/data/group_data.hpp"
 #include "models/parameter_layout.hpp"
 #include "models/spec/config.hpp"
 
@@ -28,6 +29,11 @@ struct DataBlock {
   // The likelihood's per-row data-only terms (Likelihood::log_constants), when the caller
   // computed them once; null: log_lik computes them itself.
   const double* log_constant = nullptr;
+  // The grouping factors (whole local arrays) and where this block starts in them: row n of the
+  // block is local row first_local + n of each factor's `level` and `slopes`.
+  const data::GroupData<T>* groups = nullptr;
+  int n_groups = 0;
+  Index first_local = 0;
 };
 
 // Under a Gaussian q the linear predictor of row i, offset included, is eta_i ~ N(mean_i, var_i):

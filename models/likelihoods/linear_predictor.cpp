@@ -1,5 +1,6 @@
 #include "models/likelihoods/linear_predictor.hpp"
 
+#include <new>
 #include <stdexcept>
 
 #include "inference/ad/ad.hpp"
@@ -12,6 +13,30 @@ LinearPredictor::LinearPredictor(const ParameterLayout& layout, const std::strin
   beta_offset_ = beta->offset;
   beta_size_ = beta->size;
   if (const ParameterBlock* alpha = layout.find("alpha")) alpha_offset_ = alpha->offset;
+  // The group effects' blocks, in the order of the model's group terms (Model::build).
+  for (const auto& b : layout.blocks())
+    if (b.name.compare(0, 2, "r_") == 0) r_blocks_.push_back({b.offset, b.size});
+}
+
+template <class T>
+ad::Var LinearPredictor::group_effects(const ad::Var& params, const DataBlock<T>& block) const {
+  if (block.n_groups == 0) return ad::Var();
+  if (block.n_groups != static_cast<int>(r_blocks_.size()))
+    throw std::logic_error("the data's grouping factors do not match the model's group effects");
+  ad::Tape& tape = params.tape();
+  auto* terms = tape.arena().allocate_array<ad::GroupTermRows<T>>(static_cast<std::size_t>(block.n_groups));
+  for (int f = 0; f < block.n_groups; ++f) {
+    const data::GroupData<T>& g = block.groups[f];
+    const auto [offset, size] = r_blocks_[static_cast<std::size_t>(f)];
+    if (size != g.groups() * g.effects()) throw std::logic_error("r_" + g.ident + " has the wrong size");
+    ad::GroupTermRows<T>* t = new (terms + f) ad::GroupTermRows<T>();
+    t->r = params.cols(offset, size);
+    t->level = g.level.data() + block.first_local;
+    t->n_slopes = g.slopes.cols();
+    t->slopes = t->n_slopes > 0 ? g.slopes.data() + block.first_local * t->n_slopes : nullptr;
+    t->intercept = g.intercept;
+  }
+  return ad::group_effects<T>(terms, block.n_groups, block.rows);
 }
 
 template <class T>
@@ -30,9 +55,12 @@ ad::Var LinearPredictor::composed(const ad::Var& params, const DataBlock<T>& blo
   ad::Var z = ad::matmul(beta(params), xt);
   if (has_alpha()) z = ad::add(z, alpha(params));
   if (block.offset) z = ad::add(z, tape.constant(block.offset, 1, m));
+  if (block.n_groups > 0) z = ad::add(z, group_effects(params, block));
   return z;
 }
 
+template ad::Var LinearPredictor::group_effects<double>(const ad::Var&, const DataBlock<double>&) const;
+template ad::Var LinearPredictor::group_effects<float>(const ad::Var&, const DataBlock<float>&) const;
 template ad::Var LinearPredictor::composed<double>(const ad::Var&, const DataBlock<double>&) const;
 template ad::Var LinearPredictor::composed<float>(const ad::Var&, const DataBlock<float>&) const;
 

@@ -1,8 +1,13 @@
 #pragma once
-// The linear predictor every likelihood here shares, eta = alpha + x . beta (+ offset): where
-// alpha and beta sit in the parameter columns, the arguments of the fused GLM ops, and eta on the
-// tape from generic ops for the composed path (the reference the fused ops are tested against).
+// The linear predictor every likelihood here shares,
+//   eta = alpha + x . beta (+ offset) + sum_F sum_k z_k r_F[group_F(row), k],
+// the last part the group-level effects (gathered by group index, ad::group_effects): where
+// alpha, beta and r_F sit in the parameter columns, the arguments of the fused GLM ops (the group
+// part is their extra S x m term), and eta on the tape from generic ops for the composed path
+// (the reference the fused ops are tested against).
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "inference/ad/ops/glm_rows.hpp"
 #include "inference/ad/var.hpp"
@@ -19,13 +24,20 @@ class LinearPredictor {
   bool has_alpha() const { return alpha_offset_ >= 0; }
   ad::Var alpha(const ad::Var& params) const { return params.col(alpha_offset_); }
 
-  // Calls op(const Var* alpha_or_null, const Var& beta): the fused ops' first two arguments.
-  template <class Op>
-  ad::Var fused(const ad::Var& params, Op&& op) const {
-    if (!has_alpha()) return op(static_cast<const ad::Var*>(nullptr), beta(params));
+  // Calls op(const Var* alpha_or_null, const Var& beta, const Var* group_effects_or_null): the
+  // fused ops' alpha and beta, and their extra linear-predictor term.
+  template <class Op, class T>
+  ad::Var fused(const ad::Var& params, const DataBlock<T>& block, Op&& op) const {
+    const ad::Var e = group_effects(params, block);
+    const ad::Var* extra = e.cols() > 0 ? &e : nullptr;
+    if (!has_alpha()) return op(static_cast<const ad::Var*>(nullptr), beta(params), extra);
     const ad::Var a = alpha(params);
-    return op(&a, beta(params));
+    return op(&a, beta(params), extra);
   }
+
+  // The block's group-level effects, S x m (ad::group_effects); an empty Var without groups.
+  template <class T>
+  ad::Var group_effects(const ad::Var& params, const DataBlock<T>& block) const;
 
   // The block's rows as the fused ops read them.
   template <class T>
@@ -46,6 +58,7 @@ class LinearPredictor {
  private:
   Index beta_offset_ = 0, beta_size_ = 0;
   Index alpha_offset_ = -1;  // -1: no intercept
+  std::vector<std::pair<Index, Index>> r_blocks_;  // per grouping factor: r_F's offset and size
 };
 
 }  // namespace bvi::models

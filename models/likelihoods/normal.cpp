@@ -17,8 +17,8 @@ NormalLikelihood::NormalLikelihood(const ParameterLayout& layout, bool fused)
 template <class T>
 ad::Var NormalLikelihood::fused(const ad::Var& params, const DataBlock<T>& block) const {
   const ad::Var sigma = params.col(sigma_offset_);
-  return eta_.fused(params, [&](const ad::Var* alpha, const ad::Var& beta) {
-    return ad::normal_glm<T>(alpha, beta, sigma, block.x, LinearPredictor::rows(block));
+  return eta_.fused(params, block, [&](const ad::Var* alpha, const ad::Var& beta, const ad::Var* extra) {
+    return ad::normal_glm<T>(alpha, beta, sigma, block.x, LinearPredictor::rows(block), extra);
   });
 }
 

@@ -21,8 +21,8 @@ bool PoissonLog::log_constants(const double* y, const double*, Index rows, doubl
 
 template <class T>
 ad::Var PoissonLog::fused(const ad::Var& params, const DataBlock<T>& block) const {
-  return eta_.fused(params, [&](const ad::Var* alpha, const ad::Var& beta) {
-    return ad::poisson_log_glm<T>(alpha, beta, block.x, LinearPredictor::rows(block));
+  return eta_.fused(params, block, [&](const ad::Var* alpha, const ad::Var& beta, const ad::Var* extra) {
+    return ad::poisson_log_glm<T>(alpha, beta, block.x, LinearPredictor::rows(block), extra);
   });
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The typed, validated config (SPEC.md "The config file"). Produced by parse_config(); every
 // default is filled in and every value has been range-checked against the schema tables.
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,8 +14,13 @@ namespace bvi::spec {
 struct DataConfig {
   std::string csv;  // resolved path (relative paths are taken from the config's folder)
   std::string response;
-  // Default: every column but the response and the trials, offset and exposure columns.
+  // The population-level terms: a column ("x"), or an interaction of columns ("x:sex"). Default:
+  // every column but the response, the trials, offset and exposure columns and the grouping
+  // columns.
   std::optional<std::vector<std::string>> features;
+  // Numeric columns to read as categories (IDs); text columns are categorical anyway.
+  std::vector<std::string> categorical;
+  std::string missing = "error";  // "error" | "drop": rows with NA, empty or NaN cells in used columns
   bool standardize = false;
   std::string dtype = "float64";  // "float64" | "float32"
   // Columns some likelihoods read besides (binomial_logit: trials; poisson_log: offset, exposure).
@@ -53,11 +59,39 @@ struct PriorConfig {
   std::string pointer;                       // "/model/priors/beta"
 };
 
+// A group-level term: varying intercept and slopes by a grouping factor.
+struct GroupConfig {
+  std::vector<std::string> by;     // the grouping column(s); several make a combined factor
+  bool intercept = true;           // a varying intercept
+  std::vector<std::string> terms;  // varying slopes: columns or interactions ("x", "x:z")
+  bool correlated = true;          // correlated effects (an LKJ prior on their correlations)
+  std::string label;               // "county", "school:class": the factor as outputs show it
+  std::string ident;               // "county", "school_class": in parameter names (r_, sd_, L_)
+  std::string pointer;             // "/model/groups/0"
+  std::size_t formula_column = 0;  // where the formula wrote it (0: not from a formula)
+};
+
+// Where a name of the model was written, for errors: a formula column or a config pointer.
+struct NamePlace {
+  std::string pointer;             // e.g. "/data/features/2"
+  std::size_t formula_column = 0;  // 1-based, when the model came from a formula
+};
+
 struct ModelConfig {
   std::string likelihood = "bernoulli_logit";
   bool intercept = false;
+  std::vector<GroupConfig> groups;
   std::vector<ParameterConfig> parameters;  // declared, in name order
-  std::map<std::string, PriorConfig> priors;  // by parameter name
+  // By parameter name ("beta", "alpha", "sigma", "sd_county", "cor_county", a declared one), or
+  // "beta[TERM]" for the coefficients of one population-level term. Missing ones get the
+  // defaults (models/default_priors.hpp) once the data is read.
+  std::map<std::string, PriorConfig> priors;
+  bool alpha_prior_centered = false;  // /model/priors/alpha/centered
+  // The formula the model was written as (empty: the structured form), and where each feature
+  // term and column name sits in it, for errors found once the data is read.
+  std::string formula;
+  std::vector<NamePlace> feature_places;               // one per data.features entry
+  std::map<std::string, std::size_t> formula_columns;  // column name -> first column it is at
 };
 
 struct OptimizerConfig {

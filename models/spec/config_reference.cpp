@@ -40,13 +40,26 @@ std::string config_reference_markdown() {
   table(os, root_section(), "");
   table(os, data_section(), "");
   table(os, model_section(), "");
+  table(os, group_section(), "");
   os << "## Priors\n\n"
      << "`/model/priors/PARAMETER` is an object with one key, the distribution, whose value holds the\n"
      << "hyperparameters. A hyperparameter is a number (shared by every coefficient), an array with one "
         "number\n"
      << "per coefficient, or a product of parameters and numbers (`\"tau\"`, `\"0.5 * tau * lambda\"`), "
         "evaluated\n"
-     << "per draw: a hierarchical prior. Every density includes its normalizing constant.\n\n";
+     << "per draw: a hierarchical prior. Every density includes its normalizing constant.\n\n"
+     << "Keys: `beta` (every coefficient), `beta[TERM]` (the coefficients of one population-level term, "
+        "e.g.\n"
+     << "`beta[sex]` or `beta[x:sex]`; it overrides `beta` there, and its arrays have one entry per "
+        "coefficient of\n"
+     << "the term), `alpha` (which may also hold `\"centered\": true`: the prior is then on the intercept at "
+        "the\n"
+     << "design's column means, alpha + means . beta, as brms's Intercept), `sigma`, `sd_F` (a grouping "
+        "factor's\n"
+     << "sds, one entry per effect), `cor_F` (its correlations: `lkj` only) and each declared parameter. A "
+        "prior\n"
+     << "left out gets the default of README \"Default priors\", which `check` prints and `check --explain`\n"
+     << "writes out.\n\n";
   for (const auto* family : models::prior_families()) {
     std::string meaning = family->density;
     if (family->support == models::Support::positive)
@@ -54,6 +67,7 @@ std::string config_reference_markdown() {
     const Section s{"/model/priors/PARAMETER/" + family->name, meaning, family->hyperparameters};
     table(os, s, family->formula);
   }
+  table(os, lkj_section(), "LKJ(eta)");
   os << "## Inference\n\n";
   table(os, inference_section(), "");
   os << "## Optimizers\n\n`/inference/optimizer` takes the keys of the optimizer its `name` picks.\n\n";

@@ -34,15 +34,44 @@ const Section& data_section() {
            {},
            {},
            "Path of the CSV file, relative to the config file's folder (absolute paths as they are)."},
-          {"response", Kind::string, nullptr, true, {}, {}, "Name of the response column."},
+          {"response",
+           Kind::string,
+           nullptr,
+           false,
+           {},
+           {},
+           "Name of the response column. Required, unless `/model/formula` names it (then it must be "
+           "absent)."},
           {"features",
            Kind::string_array,
            nullptr,
            false,
            {},
            {},
-           "Names of the feature columns, in the order of the coefficients. Default: every column but the "
-           "response (and the trials, offset and exposure columns), in file order."},
+           "The population-level terms, in the order of the coefficients: a column name (`x`; a categorical "
+           "column becomes one coefficient per level but the reference one), or an interaction of columns "
+           "joined by `:` (`x:z`, `x:sex`). Default: every column but the response, the trials, offset and "
+           "exposure columns and the grouping columns of `/model/groups`, in file order; `[]` for none (an "
+           "intercept-only model). Absent when `/model/formula` is given.",
+           true},
+          {"categorical",
+           Kind::string_array,
+           nullptr,
+           false,
+           {},
+           {},
+           "Numeric columns to treat as categories (IDs such as `county_id`). A column whose first value "
+           "that is not missing is not a number is categorical anyway. Levels are sorted: by number when "
+           "every level is a number, else byte by byte (C locale); the first is the reference level."},
+          {"missing",
+           Kind::choice,
+           "error",
+           false,
+           {},
+           {"error", "drop"},
+           "Rows with a missing cell (empty, `NA` or `NaN`) in a column the model uses: `error` stops with "
+           "the number of such rows and the first one's FILE:LINE (exit 65); `drop` leaves them out, with a "
+           "warning giving their number. Columns the model does not use never matter."},
           {"standardize",
            Kind::boolean,
            false,
@@ -98,26 +127,60 @@ const Section& model_section() {
            {},
            {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal"},
            "The observation model, with linear predictor eta = alpha + x . beta. bernoulli_logit: logistic "
-           "regression, y in {0, 1}, P(y = 1) = sigmoid(eta). bernoulli_probit: probit regression, y in {0, 1}, "
+           "regression, y in {0, 1}, P(y = 1) = sigmoid(eta). bernoulli_probit: probit regression, y in {0, "
+           "1}, "
            "P(y = 1) = Phi(eta). binomial_logit: y successes out of the `/data/trials` column's n, "
-           "y in {0, ..., n}, success probability sigmoid(eta). poisson_log: counts y in {0, 1, ...} with rate "
-           "exp(eta + offset), `/data/offset` and log `/data/exposure` both optional. normal: linear regression, "
+           "y in {0, ..., n}, success probability sigmoid(eta). poisson_log: counts y in {0, 1, ...} with "
+           "rate "
+           "exp(eta + offset), `/data/offset` and log `/data/exposure` both optional. normal: linear "
+           "regression, "
            "y ~ Normal(eta, sigma), any real y, with a positive parameter `sigma` that needs a prior in "
            "`/model/priors/sigma`."},
+          {"formula",
+           Kind::string,
+           nullptr,
+           false,
+           {},
+           {},
+           "The model as a formula, `y ~ x + z + x:z + (1 + x | g)` (see README \"Formulas\"): a shorthand "
+           "for `/data/response`, `/data/features`, `/data/offset`, `/model/intercept` and `/model/groups`, "
+           "which must then be absent. `check --explain` prints the structured form it stands for."},
           {"intercept",
            Kind::boolean,
            false,
            false,
            {},
            {},
-           "Add an intercept `alpha` to the linear predictor."},
-          {"parameters", Kind::object, Json::object(), false, {}, {},
+           "Add an intercept `alpha` to the linear predictor (a formula has one unless it says `0 +` or "
+           "`- 1`)."},
+          {"groups",
+           Kind::object_array,
+           Json::array(),
+           false,
+           {},
+           {},
+           "Group-level (varying) effects: one object per grouping factor (see /model/groups/N below)."},
+          {"parameters",
+           Kind::object,
+           Json::object(),
+           false,
+           {},
+           {},
            "Further parameters, by name: each an object with `size` and a constraint (see "
            "/model/parameters/NAME below). They can serve as hyperparameters of other priors."},
-          {"priors", Kind::object, nullptr, true, {}, {},
-           "One prior per parameter: `beta` (the coefficients), `alpha` when `intercept` is true, `sigma` for "
-           "the normal likelihood, and each declared parameter. Each is an object with one key, the distribution, holding its "
-           "hyperparameters."},
+          {"priors",
+           Kind::object,
+           Json::object(),
+           false,
+           {},
+           {},
+           "One prior per parameter: `beta` (the coefficients), `alpha` when `intercept` is true, `sigma` "
+           "for "
+           "the normal likelihood, `sd_F` and `cor_F` for each grouping factor F, and each declared "
+           "parameter; `beta[TERM]` overrides `beta` for the coefficients of one term (`beta[sex]`, "
+           "`beta[x:sex]`). Each is an object with one key, the distribution, holding its hyperparameters "
+           "(`alpha` may also hold `\"centered\": true`). A missing prior gets the default (README "
+           "\"Default priors\"), which `check` prints."},
       }};
   return s;
 }
@@ -137,6 +200,59 @@ const Section& parameter_section() {
            "A lower bound (with constraint none); with `upper`, an interval (scaled logit transform)."},
           {"upper", Kind::nullable_number, nullptr, false, any_real(), {}, "An upper bound (with constraint none)."},
       }};
+  return s;
+}
+
+const Section& group_section() {
+  static const Section s{
+      "/model/groups/N",
+      "A group-level term, as `(1 + x | county)` in a formula: effects that vary by the levels of a "
+      "grouping factor, centred at 0 (they add to the population-level ones). Parameters: `r_F` (every "
+      "level's effects), `sd_F` (their sds) and, when correlated with 2 or more effects, `L_F` (reported "
+      "as the correlations `cor_F.i.j`), F being the factor's columns joined by `_`.",
+      {
+          {"by",
+           Kind::string_array,
+           nullptr,
+           true,
+           {},
+           {},
+           "The grouping column, or several whose combinations are the groups (`[\"school\", \"class\"]` "
+           "is `school:class`). Read as categories whatever they hold."},
+          {"intercept", Kind::boolean, true, false, {}, {}, "A varying intercept."},
+          {"terms",
+           Kind::string_array,
+           Json::array(),
+           false,
+           {},
+           {},
+           "Varying slopes: columns or interactions, as in `/data/features`.",
+           true},
+          {"correlated",
+           Kind::boolean,
+           true,
+           false,
+           {},
+           {},
+           "Correlated effects (multivariate normal, LKJ prior on the correlation matrix), as `|`; false "
+           "makes them independent, as `||`."},
+      }};
+  return s;
+}
+
+const Section& lkj_section() {
+  static const Section s{
+      "/model/priors/cor_F/lkj",
+      "The correlation matrix Omega of a group term's effects ~ LKJ(eta), as Stan's lkj_corr_cholesky on "
+      "its Cholesky factor: log p(L) = sum_{i=2..K} (K - i + 2 eta - 2) log L_ii - log c_K(eta), with "
+      "the normalizing constant c_K of Lewandowski, Kurowicka & Joe (2009).",
+      {{"eta",
+        Kind::number,
+        1.0,
+        false,
+        positive(),
+        {},
+        "Shape: 1 is uniform over correlation matrices; larger values favour weaker correlations."}}};
   return s;
 }
 

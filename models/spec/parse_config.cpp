@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +10,8 @@
 #include "models/priors/prior_family.hpp"
 #include "models/spec/config.hpp"
 #include "models/spec/config_schema.hpp"
+#include "models/spec/formula.hpp"
+#include "models/spec/term_names.hpp"
 
 namespace bvi::spec {
 
@@ -150,7 +151,18 @@ std::vector<std::string> model_parameters(const ModelConfig& m) {
   if (m.intercept) names.push_back("alpha");
   for (const auto& p : likelihood_parameters_of(m.likelihood)) names.push_back(p.name);
   for (const auto& p : m.parameters) names.push_back(p.name);
+  for (const auto& g : m.groups) names.push_back("sd_" + g.ident);
   return names;
+}
+
+// The prior keys beside the parameters: cor_F of correlated factors that have slopes (whether
+// they make 2 or more effects is known only from the data), and beta[TERM] per term.
+std::vector<std::string> other_prior_keys(const ModelConfig& m, const std::vector<std::string>& terms) {
+  std::vector<std::string> keys;
+  for (const auto& g : m.groups)
+    if (g.correlated && !g.terms.empty()) keys.push_back("cor_" + g.ident);
+  for (const auto& t : terms) keys.push_back("beta[" + t + "]");
+  return keys;
 }
 
 HyperValue read_hyper(const Json& v, const std::string& pointer, const std::vector<std::string>& params,
@@ -183,25 +195,87 @@ HyperValue read_hyper(const Json& v, const std::string& pointer, const std::vect
   return hv;
 }
 
-Json resolve_priors(const Json& priors, ModelConfig& out) {
+// The coefficients of one term: "beta[x:sex]" -> the term as data.features writes it, or "".
+std::string term_of_key(const std::string& key) {
+  if (key.size() < 7 || key.compare(0, 5, "beta[") != 0 || key.back() != ']') return "";
+  return key.substr(5, key.size() - 6);
+}
+
+Json resolve_priors(const Json& priors, const std::vector<std::string>& terms, ModelConfig& out) {
   const std::string where = "/model/priors";
   if (!priors.is_object()) throw config_error(where, "expected an object");
   const auto params = model_parameters(out);
+  const auto others = other_prior_keys(out, terms);
+  std::vector<std::string> all = params;
+  all.insert(all.end(), others.begin(), others.end());
   Json resolved = Json::object();
   for (auto it = priors.begin(); it != priors.end(); ++it) {
     const std::string at = child_pointer(where, it.key());
-    if (std::find(params.begin(), params.end(), it.key()) == params.end()) {
-      if (it.key() == "alpha")
+    std::string key = it.key();
+    // beta[TERM]: the term in any order of its columns (x:z is z:x).
+    const std::string term = term_of_key(key);
+    if (!term.empty()) {
+      const auto found =
+          std::find_if(terms.begin(), terms.end(), [&](const std::string& t) { return same_term(t, term); });
+      if (found == terms.end()) {
+        std::string list;
+        for (const auto& t : terms) list += (list.empty() ? "" : ", ") + t;
+        throw config_error(at, "the model has no term '" + term + "'" +
+                                   (list.empty() ? std::string(" (it has no population-level terms)")
+                                                 : " (terms: " + list + ")"));
+      }
+      key = "beta[" + *found + "]";
+      if (out.priors.count(key)) throw config_error(at, "a second prior for the term '" + *found + "'");
+    } else if (std::find(all.begin(), all.end(), key) == all.end()) {
+      if (key == "alpha")
         throw config_error(at, "the model has no intercept; set /model/intercept to true to use alpha");
-      const std::string hint = suggest(it.key(), params);
-      throw config_error(at, "the model has no parameter '" + it.key() + "'" +
+      if (key.compare(0, 4, "cor_") == 0)
+        for (const auto& g : out.groups)
+          if ("cor_" + g.ident == key)
+            throw config_error(
+                at, g.correlated
+                        ? "the group term of '" + g.label + "' has only a varying intercept: no correlations"
+                        : "the group term of '" + g.label +
+                              "' is uncorrelated ('||', \"correlated\": false): no correlations");
+      const std::string hint = suggest(key, all);
+      throw config_error(at, "the model has no parameter '" + key + "'" +
                                  (hint.empty() ? std::string(" (declare it in /model/parameters)")
                                                : " (did you mean '" + hint + "'?)"));
     }
-    const Json& body = it.value();
+    Json body = it.value();
+    const bool is_cor =
+        key.compare(0, 4, "cor_") == 0 && std::find(others.begin(), others.end(), key) != others.end();
+    // alpha alone may say where its prior sits: on alpha, or on the intercept at the means.
+    if (key == "alpha" && body.is_object() && body.contains("centered")) {
+      if (!body["centered"].is_boolean())
+        throw config_error(child_pointer(at, "centered"), "expected true or false");
+      out.alpha_prior_centered = body["centered"].get<bool>();
+      body.erase("centered");
+    }
     if (!body.is_object() || body.size() != 1)
-      throw config_error(at, "expected an object with one key, the distribution, e.g. {\"normal\": {...}}");
+      throw config_error(
+          at, is_cor ? "expected {\"lkj\": {\"eta\": ...}}"
+                     : "expected an object with one key, the distribution, e.g. {\"normal\": {...}}");
     const std::string family_name = body.begin().key();
+    PriorConfig prior;
+    prior.family = family_name;
+    prior.pointer = at;
+    if (is_cor || family_name == "lkj") {
+      if (!is_cor)
+        throw config_error(child_pointer(at, family_name),
+                           "lkj is the prior of correlations (cor_F keys) only");
+      if (family_name != "lkj")
+        throw config_error(child_pointer(at, family_name),
+                           "the correlations of a group term take an lkj prior: {\"lkj\": {\"eta\": 1}}");
+      Section sec = lkj_section();
+      sec.pointer = child_pointer(at, family_name);
+      const Json hypers = resolve_section(sec, body.begin().value());
+      prior.hypers["eta"] =
+          HyperValue::numbers({hypers.at("eta").get<double>()}, child_pointer(sec.pointer, "eta"));
+      out.priors[key] = std::move(prior);
+      resolved[key] = Json{{family_name, hypers}};
+      continue;
+    }
     const models::PriorFamily* family = models::find_prior_family(family_name);
     if (!family) {
       std::vector<std::string> names;
@@ -217,19 +291,13 @@ Json resolve_priors(const Json& priors, ModelConfig& out) {
     }
     const Section hyper_section{child_pointer(at, family_name), family->formula, family->hyperparameters};
     const Json hypers = resolve_section(hyper_section, body.begin().value());
-    PriorConfig prior;
-    prior.family = family_name;
-    prior.pointer = at;
     for (const auto& f : family->hyperparameters)
-      prior.hypers[f.name] = read_hyper(hypers.at(f.name), child_pointer(hyper_section.pointer, f.name), params,
-                                        it.key());
-    out.priors[it.key()] = std::move(prior);
-    resolved[it.key()] = Json{{family_name, hypers}};
+      prior.hypers[f.name] =
+          read_hyper(hypers.at(f.name), child_pointer(hyper_section.pointer, f.name), params, key);
+    out.priors[key] = std::move(prior);
+    resolved[key] = Json{{family_name, hypers}};
+    if (key == "alpha" && out.alpha_prior_centered) resolved[key]["centered"] = true;
   }
-  for (const auto& p : params)
-    if (!out.priors.count(p))
-      throw config_error(where, "missing prior for '" + p + "'" +
-                                    (p == "alpha" ? " (intercept is true)" : p == "beta" ? " (the coefficients)" : ""));
   return resolved;
 }
 
@@ -275,6 +343,118 @@ OptimizerConfig read_optimizer(const Json& o) {
   return c;
 }
 
+// /model/formula: the structured keys it stands for, written into the config before validation,
+// so a formula and its structured form are the same config from here on. Where each name sits
+// in the formula is kept for the errors found once the header is known.
+void expand_formula(Json& data, Json& model, ModelConfig& out) {
+  const Json& f = model.at("formula");
+  if (!f.is_string()) throw config_error("/model/formula", "expected a string, e.g. \"y ~ x + (1 | g)\"");
+  for (const char* key : {"response", "features", "offset"})
+    if (data.contains(key))
+      throw config_error(
+          std::string("/data/") + key,
+          "given by /model/formula as well; remove one of the two (the formula names the response, "
+          "the terms and offset())");
+  for (const char* key : {"intercept", "groups"})
+    if (model.contains(key))
+      throw config_error(std::string("/model/") + key,
+                         "given by /model/formula as well; remove one of the two ('0 +' drops the intercept, "
+                         "(terms | factor) adds group terms)");
+  out.formula = f.get<std::string>();
+  const FormulaAst ast = parse_formula(out.formula);
+  auto note = [&](const FormulaName& n) { out.formula_columns.emplace(n.text, n.column); };
+  note(ast.response);
+  data["response"] = ast.response.text;
+  Json features = Json::array();
+  for (const auto& t : ast.terms) {
+    features.push_back(t.text());
+    out.feature_places.push_back({"/model/formula", t.column});
+    for (const auto& c : t.columns) note(c);
+  }
+  data["features"] = features;
+  if (ast.offset) {
+    data["offset"] = ast.offset->text;
+    note(*ast.offset);
+  }
+  model["intercept"] = ast.intercept;
+  Json groups = Json::array();
+  for (const auto& g : ast.groups) {
+    Json by = Json::array(), terms = Json::array();
+    for (const auto& c : g.by) {
+      by.push_back(c.text);
+      note(c);
+    }
+    for (const auto& t : g.terms) {
+      terms.push_back(t.text());
+      for (const auto& c : t.columns) note(c);
+    }
+    groups.push_back(
+        Json{{"by", by}, {"intercept", g.intercept}, {"terms", terms}, {"correlated", g.correlated}});
+  }
+  model["groups"] = groups;
+  model.erase("formula");
+}
+
+// /model/groups: each entry validated, its factor named, no factor twice, no response in it.
+Json resolve_groups(const Json& groups, const DataConfig& data, ModelConfig& out) {
+  Json resolved = Json::array();
+  std::vector<std::size_t> formula_cols;
+  if (!out.formula.empty()) {
+    // The same order as expand_formula wrote them: the formula parser's groups.
+    for (const auto& g : parse_formula(out.formula).groups) formula_cols.push_back(g.column);
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const std::string at = "/model/groups/" + std::to_string(i);
+    Json body = groups[i];
+    if (body.contains("by") && body["by"].is_string()) body["by"] = Json::array({body["by"]});
+    Section section = group_section();
+    section.pointer = at;
+    Json r = resolve_section(section, body);
+    GroupConfig g;
+    g.by = r.at("by").get<std::vector<std::string>>();
+    g.intercept = r.at("intercept").get<bool>();
+    g.terms = r.at("terms").get<std::vector<std::string>>();
+    g.correlated = r.at("correlated").get<bool>();
+    g.pointer = at;
+    g.formula_column = i < formula_cols.size() ? formula_cols[i] : 0;
+    g.label = join_term(g.by);
+    g.ident = factor_identifier(g.by);
+    for (size_t k = 0; k < g.by.size(); ++k) {
+      term_columns(g.by[k], at + "/by/" + std::to_string(k));  // no ':' or formula syntax in a name
+      if (g.by[k].find(':') != std::string::npos)
+        throw config_error(at + "/by/" + std::to_string(k),
+                           "list the columns of a combined factor separately: [\"a\", \"b\"]");
+      if (g.by[k] == data.response)
+        throw config_error(at + "/by/" + std::to_string(k),
+                           "the response '" + data.response + "' cannot also be a grouping column");
+    }
+    if (!g.intercept && g.terms.empty())
+      throw config_error(at, "no effects: give a varying intercept or terms");
+    for (size_t k = 0; k < g.terms.size(); ++k) {
+      const std::string tat = at + "/terms/" + std::to_string(k);
+      for (const auto& c : term_columns(g.terms[k], tat))
+        if (c == data.response)
+          throw config_error(tat, "the response '" + data.response + "' cannot also be a predictor");
+      for (size_t j = 0; j < k; ++j)
+        if (same_term(g.terms[j], g.terms[k]))
+          throw config_error(tat, "'" + g.terms[k] + "' is listed twice");
+    }
+    for (const auto& other : out.groups) {
+      if (same_term(other.label, g.label))
+        throw config_error(at, "the grouping factor '" + g.label + "' already has a term (" + other.pointer +
+                                   "); one term per factor, with every varying effect in it");
+      if (other.ident == g.ident)
+        throw config_error(at, "the grouping factors '" + other.label + "' and '" + g.label +
+                                   "' would have the same parameter names (" + g.ident +
+                                   "); rename a column");
+    }
+    r["by"] = g.by;
+    out.groups.push_back(std::move(g));
+    resolved.push_back(std::move(r));
+  }
+  return resolved;
+}
+
 }  // namespace
 
 Config parse_config_text(const std::string& text, const std::string& path, const std::string& dir) {
@@ -294,9 +474,15 @@ Config parse_config_text(const std::string& text, const std::string& path, const
                        "number " + locator.token + " is too large for a double");
   }
   Json root = resolve_section(root_section(), doc);
+  Json data_in = root.at("data"), model_in = root.at("model");
+  if (!data_in.is_object()) throw config_error("/data", "expected an object");
+  if (!model_in.is_object()) throw config_error("/model", "expected an object");
+  if (model_in.contains("formula")) expand_formula(data_in, model_in, cfg.model);
 
   // data
-  Json data = resolve_section(data_section(), root.at("data"));
+  Json data = resolve_section(data_section(), data_in);
+  if (!data.contains("response"))
+    throw config_error("/data/response", "missing required key (or give /model/formula)");
   cfg.data.response = data.at("response").get<std::string>();
   const std::string csv = data.at("csv").get<std::string>();
   const fs::path csv_path(csv);
@@ -304,11 +490,30 @@ Config parse_config_text(const std::string& text, const std::string& path, const
       csv_path.is_absolute() || dir.empty() ? csv : (fs::path(dir) / csv_path).lexically_normal().string();
   if (data.contains("features")) {
     cfg.data.features = data.at("features").get<std::vector<std::string>>();
-    for (size_t i = 0; i < cfg.data.features->size(); ++i)
-      if ((*cfg.data.features)[i] == cfg.data.response)
-        throw config_error("/data/features/" + std::to_string(i),
-                           "the response '" + cfg.data.response + "' cannot also be a feature");
+    const bool from_formula = !cfg.model.formula.empty();
+    for (size_t i = 0; i < cfg.data.features->size(); ++i) {
+      const std::string at = "/data/features/" + std::to_string(i);
+      const std::string& term = (*cfg.data.features)[i];
+      if (!from_formula) cfg.model.feature_places.push_back({at, 0});
+      if (term == cfg.data.response)
+        throw config_error(at, "the response '" + cfg.data.response + "' cannot also be a feature");
+      for (const auto& c : term_columns(term, at))
+        if (c == cfg.data.response)
+          throw config_error(at, "the response '" + cfg.data.response + "' cannot also be a predictor");
+      for (size_t j = 0; j < i; ++j)
+        if (same_term((*cfg.data.features)[j], term))
+          throw config_error(at, "'" + term + "' is the same term as /data/features/" + std::to_string(j) +
+                                     " ('" + (*cfg.data.features)[j] + "')");
+    }
   }
+  if (data.contains("categorical")) {
+    cfg.data.categorical = data.at("categorical").get<std::vector<std::string>>();
+    for (size_t i = 0; i < cfg.data.categorical.size(); ++i)
+      if (cfg.data.categorical[i] == cfg.data.response)
+        throw config_error("/data/categorical/" + std::to_string(i),
+                           "the response '" + cfg.data.response + "' cannot be categorical");
+  }
+  cfg.data.missing = data.at("missing").get<std::string>();
   cfg.data.standardize = data.at("standardize").get<bool>();
   cfg.data.dtype = data.at("dtype").get<std::string>();
   for (auto [key, target] : {std::pair{"trials", &cfg.data.trials}, std::pair{"offset", &cfg.data.offset},
@@ -316,16 +521,24 @@ Config parse_config_text(const std::string& text, const std::string& path, const
     if (data.contains(key)) *target = data.at(key).get<std::string>();
 
   // model
-  Json model = resolve_section(model_section(), root.at("model"));
+  Json model = resolve_section(model_section(), model_in);
   cfg.model.likelihood = model.at("likelihood").get<std::string>();
   cfg.model.intercept = model.at("intercept").get<bool>();
   check_likelihood_columns(cfg.data, cfg.model.likelihood);
+  model["groups"] = resolve_groups(model.at("groups"), cfg.data, cfg.model);
+  if (cfg.data.features && cfg.data.features->empty() && !cfg.model.intercept && cfg.model.groups.empty())
+    throw config_error("/data/features",
+                       "no terms: with no features, no intercept and no group terms the model "
+                       "has nothing to fit (set /model/intercept to true for an intercept-only model)");
   {
     std::vector<std::string> builtin{"alpha", "beta"};
     for (const auto& p : likelihood_parameters_of(cfg.model.likelihood)) builtin.push_back(p.name);
+    for (const auto& g : cfg.model.groups)
+      for (const char* prefix : {"r_", "sd_", "L_", "cor_"}) builtin.push_back(prefix + g.ident);
     model["parameters"] = resolve_parameters(model.at("parameters"), builtin, cfg.model);
   }
-  model["priors"] = resolve_priors(model.at("priors"), cfg.model);
+  model["priors"] =
+      resolve_priors(model.at("priors"), cfg.data.features.value_or(std::vector<std::string>{}), cfg.model);
 
   // inference
   const Json& raw_inf = root.at("inference");

@@ -134,7 +134,7 @@ Json resolve_value(const Field& f, const Json& v, const std::string& where) {
     }
     case Kind::string_array: {
       if (!v.is_array()) throw config_error(where, "expected an array of strings, got " + type_of(v));
-      if (v.empty()) throw config_error(where, "must not be empty");
+      if (v.empty() && !f.allow_empty) throw config_error(where, "must not be empty");
       std::set<std::string> seen;
       for (size_t i = 0; i < v.size(); ++i) {
         const std::string at = where + "/" + std::to_string(i);
@@ -170,6 +170,12 @@ Json resolve_value(const Field& f, const Json& v, const std::string& where) {
     }
     case Kind::object:
       if (!v.is_object()) throw config_error(where, "expected an object, got " + type_of(v));
+      return v;
+    case Kind::object_array:
+      if (!v.is_array()) throw config_error(where, "expected an array of objects, got " + type_of(v));
+      for (size_t i = 0; i < v.size(); ++i)
+        if (!v[i].is_object())
+          throw config_error(where + "/" + std::to_string(i), "expected an object, got " + type_of(v[i]));
       return v;
   }
   return v;
@@ -250,6 +256,8 @@ std::string kind_name(const Field& f) {
       return "number, array or parameter names";
     case Kind::object:
       return "object";
+    case Kind::object_array:
+      return "array of objects";
   }
   return "";
 }

@@ -24,6 +24,7 @@ enum class Kind {
   number_or_array,  // a number, or an array of numbers (one per coefficient)
   hyper,            // number_or_array, or a string naming parameters: "tau", "2 * tau * lambda"
   object,           // a nested section, validated by its own table
+  object_array,     // an array of objects, each validated by its own table
 };
 
 struct Range {
@@ -67,6 +68,7 @@ struct Field {
   std::string meaning;
   // A key that may hold `null` as its own default meaning (e.g. tol_rel_obj: null = never stop
   // early) uses Kind::nullable_number; `required` is for keys with no sensible default.
+  bool allow_empty = false;  // string_array: [] is a valid value (e.g. no population-level terms)
 };
 
 // One JSON object of the config and its keys.

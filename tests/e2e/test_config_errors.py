@@ -154,13 +154,14 @@ CASES = [
     ("missing_response", edited(GOOD, "/data/response", delete=True), "/data/response", "missing required key"),
     ("missing_likelihood", edited(GOOD, "/model/likelihood", delete=True), "/model/likelihood",
      "missing required key"),
-    ("missing_priors", edited(GOOD, "/model/priors", delete=True), "/model/priors", "missing required key"),
-    ("missing_beta_prior", edited(GOOD, "/model/priors/beta", delete=True), "/model/priors", "'beta'"),
-    ("missing_alpha_prior", edited(GOOD, "/model/priors/alpha", delete=True), "/model/priors", "'alpha'"),
+    # Missing priors get the defaults (test_default_priors.py); a declared parameter's has none.
+    ("missing_declared_prior", edited(GOOD, "/model/parameters", {"tau": {"constraint": "positive"}}),
+     "/model/priors", "missing prior for 'tau'"),
     # Features.
     ("response_among_features", edited(GOOD, "/data/features", ["x1", "y", "x2"]), "/data/features/1",
      "response"),
-    ("empty_features", edited(GOOD, "/data/features", []), "/data/features", "must not be empty"),
+    ("no_terms", edited(edited(edited(GOOD, "/data/features", []), "/model/intercept", False), "/model/priors/alpha",
+                        delete=True), "/data/features", "no terms"),
     ("duplicate_features", edited(GOOD, "/data/features", ["x1", "x2", "x1"]), "/data/features/2",
      "listed twice"),
     ("empty_feature_name", edited(GOOD, "/data/features", ["x1", ""]), "/data/features/1", "must not be empty"),

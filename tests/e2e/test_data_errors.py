@@ -29,7 +29,9 @@ CASES = [
     ("empty_feature_field", csv_with("1.2,,1"), 4, "empty field", {}),
     ("empty_response_field", csv_with("1.2,0.3,"), 4, "empty field", {}),
     ("blank_field", csv_with("1.2,   ,1"), 4, "empty field", {}),
-    ("nan", csv_with("nan,0.3,1"), 4, "non-finite", {}),
+    # NaN, like an empty cell or NA, is a missing value (data.missing).
+    ("nan", csv_with("nan,0.3,1"), 4, "missing value 'nan'", {}),
+    ("NA", csv_with("NA,0.3,1"), 4, "missing value 'NA'", {}),
     ("NaN_capitalized", csv_with("NaN,0.3,1"), 4, None, {}),
     ("inf", csv_with("1.2,inf,1"), 4, "non-finite", {}),
     ("negative_inf", csv_with("1.2,-inf,1"), 4, "non-finite", {}),

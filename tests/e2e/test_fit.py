@@ -116,7 +116,9 @@ class SummaryDocument(BinaryTestCase):
         self.assertEqual(s["ranks"], 1)
         self.assertEqual(len(s["parameters"]), 10)
         for i, q in enumerate(s["parameters"], start=1):
-            self.assertEqual(set(q), set(PARAMETER_KEYS), q)
+            # "label" (beyond SPEC.md) names every labelled parameter; a coefficient's is its feature.
+            self.assertEqual(set(q) - {"label"}, set(PARAMETER_KEYS), q)
+            self.assertEqual(q["label"], q["feature"])
             for key, kind in PARAMETER_KEYS.items():
                 self.assert_type(q[key], kind, "%s.%s" % (q["name"], key))
             # CmdStan's names; the feature is the CSV's column name.

@@ -31,7 +31,7 @@ CASES = [
     ("poisson_exposure_zero", "poisson_log", "1.2,0,0,1", "exposure must be positive"),
     ("poisson_exposure_negative", "poisson_log", "1.2,0,-1,1", "exposure must be positive"),
     ("poisson_offset_inf", "poisson_log", "1.2,inf,1,1", "'offset'"),
-    ("normal_response_nan", "normal", "1.2,nan", "non-finite"),
+    ("normal_response_nan", "normal", "1.2,nan", "missing value 'nan'"),
     ("normal_response_inf", "normal", "1.2,-inf", "non-finite"),
 ]
 
@@ -99,8 +99,10 @@ class LikelihoodConfigErrors(ErrorTestCase):
     def test_offset_for_binomial(self):
         self.fails("binomial_logit", "binomial_logit", lambda c: c["data"].update(offset="x1"), "/data/offset", None)
 
-    def test_normal_without_a_sigma_prior(self):
-        self.fails("normal", "normal", lambda c: c["model"]["priors"].pop("sigma"), "/model/priors", "sigma")
+    def test_normal_sigma_prior_must_fit_a_positive_parameter(self):
+        # (Without one, sigma gets the default exponential(1 / sd(y)).)
+        self.fails("normal", "normal", lambda c: c["model"]["priors"].update(sigma={"gamma": {"shape": -1, "rate": 1}}),
+                   "/model/priors/sigma/gamma/shape", "must be > 0")
 
     def test_unknown_likelihood_lists_the_known_ones(self):
         self.fails("normal", "normal", lambda c: c["model"].update(likelihood="gamma"), "/model/likelihood",

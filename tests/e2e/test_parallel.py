@@ -119,8 +119,9 @@ class FailingRank(BinaryTestCase):
             p = mpirun(ranks, ["fit", cfg, "--quiet"], timeout=120)
             self.assertEqual(p.returncode, 65, p.stderr[-2000:])
             ours = [l for l in p.stderr.splitlines() if l.startswith("bayes-vi:")]
-            self.assertEqual(ours, ["bayes-vi: error: %s:5990: column 'x2': non-numeric value 'oops'" %
-                                    self.path("bad.csv")], p.stderr)
+            self.assertEqual(ours, ["bayes-vi: error: %s:5990: column 'x2': non-numeric value 'oops' (a numeric "
+                                    "column, by its first value; list it in /data/categorical if it holds "
+                                    "categories)" % self.path("bad.csv")], p.stderr)
             self.assertEqual(p.stdout, "")
 
     @unittest.skipUnless(MPIRUN, "mpirun not installed")

@@ -95,16 +95,22 @@ void logistic_pass(T* z, Index ld, Index cols, const T* t, const T* alpha, bool 
 }  // namespace
 
 template <class T>
-Var bernoulli_logit_glm(const Var* alpha, const Var& beta, const T* x, const double* y, Index rows) {
+Var bernoulli_logit_glm(const Var* alpha, const Var& beta, const T* x, const double* y, Index rows,
+                        const Var* extra) {
   namespace ei = Eigen::internal;
   using Full = typename ei::packet_traits<T>::type;
   using Half = typename ei::unpacket_traits<Full>::half;
   const Index S = beta.rows(), D = beta.cols(), m = rows;
   if (alpha && (alpha->rows() != S || alpha->cols() != 1))
     throw std::invalid_argument("bernoulli_logit_glm: alpha must be S x 1");
+  if (extra && (extra->rows() != S || extra->cols() != m))
+    throw std::invalid_argument("bernoulli_logit_glm: the extra linear-predictor term must be S x m");
   Tape& tape = beta.tape();
   const bool alpha_adj = alpha && alpha->has_adj();
-  const bool needs_adj = beta.has_adj() || alpha_adj;
+  const bool extra_adj = extra && extra->has_adj();
+  const bool needs_adj = beta.has_adj() || alpha_adj || extra_adj;
+  // G for the extra term's adjoint: the tiles overwrite theirs, so it is copied out per tile.
+  double* gextra = extra_adj ? arena_array<double>(tape, S * m) : nullptr;
   Var out = tape.make(S, 1, needs_adj);
 
   // Draws are padded to a whole number of packets (half packets when S is small, so that S = 8
@@ -156,10 +162,18 @@ Var bernoulli_logit_glm(const Var* alpha, const Var& beta, const T* x, const dou
     // Z = B X^T: X^T is X's storage read column-major (D x mt).
     TileMap<T>(z, S, mt, Eigen::OuterStride<>(ld)).setZero();
     gemm.template add_product<Eigen::ColMajor, Eigen::ColMajor>(S, mt, D, b, S, xt, D, z, ld);
+    if (extra) {
+      const double* e = extra->val_data() + r0 * S;
+      for (Index n = 0; n < mt; ++n)
+        for (Index s = 0; s < S; ++s) z[n * ld + s] += static_cast<T>(e[n * S + s]);
+    }
     if (use_half)
       logistic_pass<T, Half>(z, ld, mt, t, a, needs_adj, ebuf, lbuf, ll, gsum);
     else
       logistic_pass<T, Full>(z, ld, mt, t, a, needs_adj, ebuf, lbuf, ll, gsum);
+    if (gextra)
+      for (Index n = 0; n < mt; ++n)
+        for (Index s = 0; s < S; ++s) gextra[(r0 + n) * S + s] = static_cast<double>(z[n * ld + s]);
     if (beta_adj) {
       // sum_n g_sn x_n for the tile: G X, with G the S rows of z.
       if constexpr (std::is_same_v<T, double>) {
@@ -176,17 +190,21 @@ Var bernoulli_logit_glm(const Var* alpha, const Var& beta, const T* x, const dou
   if (needs_adj) {
     const Var bv = beta_adj ? beta : Var();
     const Var av = alpha_adj ? *alpha : Var();  // empty Vars when there is nothing to propagate
-    tape.on_backward([bv, av, out, gx, gsum, S, D] {
-      // dbeta_s += dout_s sum_n g_sn x_n,  dalpha_s += dout_s sum_n g_sn.
+    const Var ev = extra_adj ? *extra : Var();
+    tape.on_backward([bv, av, ev, out, gx, gsum, gextra, S, D, m] {
+      // dbeta_s += dout_s sum_n g_sn x_n,  dalpha_s += dout_s sum_n g_sn,  dE_sn += dout_s g_sn.
       Eigen::Map<const Eigen::ArrayXd> dout(out.adj_data(), S);
       if (bv.has_adj()) bv.adj() += Eigen::Map<const Eigen::ArrayXXd>(gx, S, D).colwise() * dout;
       if (av.has_adj()) av.adj().col(0) += dout * Eigen::Map<const Eigen::ArrayXd>(gsum, S);
+      if (ev.has_adj()) ev.adj() += Eigen::Map<const Eigen::ArrayXXd>(gextra, S, m).colwise() * dout;
     });
   }
   return out;
 }
 
-template Var bernoulli_logit_glm<double>(const Var*, const Var&, const double*, const double*, Index);
-template Var bernoulli_logit_glm<float>(const Var*, const Var&, const float*, const double*, Index);
+template Var bernoulli_logit_glm<double>(const Var*, const Var&, const double*, const double*, Index,
+                                         const Var*);
+template Var bernoulli_logit_glm<float>(const Var*, const Var&, const float*, const double*, Index,
+                                        const Var*);
 
 }  // namespace bvi::ad

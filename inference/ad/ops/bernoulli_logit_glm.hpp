@@ -14,8 +14,11 @@ namespace bvi::ad {
 // from memory once and no S x m array is ever stored.
 // `alpha` (S x 1) may be null (no intercept); `beta` is S x D; `x` is the block's m x D features,
 // row-major, of type T (float: the GEMMs and the elementwise math run in single precision, every
-// sum over rows in double); `y` holds the m responses in {0, 1}.
+// sum over rows in double); `y` holds the m responses in {0, 1}. `extra` (S x m, may be null) is
+// added to z as it is (group-level effects); its adjoint is dE += diag(dout) G, for which G is kept
+// (S x m doubles) only when E needs a gradient.
 template <class T>
-Var bernoulli_logit_glm(const Var* alpha, const Var& beta, const T* x, const double* y, Index rows);
+Var bernoulli_logit_glm(const Var* alpha, const Var& beta, const T* x, const double* y, Index rows,
+                        const Var* extra = nullptr);
 
 }  // namespace bvi::ad

@@ -42,11 +42,12 @@ struct BernoulliProbitFamily {
 }  // namespace
 
 template <class T>
-Var bernoulli_probit_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows) {
-  return glm_detail::glm(alpha, beta, x, rows, BernoulliProbitFamily{});
+Var bernoulli_probit_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows,
+                         const Var* extra) {
+  return glm_detail::glm(alpha, beta, x, rows, BernoulliProbitFamily{}, extra);
 }
 
-template Var bernoulli_probit_glm<double>(const Var*, const Var&, const double*, const GlmRows&);
-template Var bernoulli_probit_glm<float>(const Var*, const Var&, const float*, const GlmRows&);
+template Var bernoulli_probit_glm<double>(const Var*, const Var&, const double*, const GlmRows&, const Var*);
+template Var bernoulli_probit_glm<float>(const Var*, const Var&, const float*, const GlmRows&, const Var*);
 
 }  // namespace bvi::ad

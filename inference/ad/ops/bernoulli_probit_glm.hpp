@@ -9,6 +9,7 @@ namespace bvi::ad {
 // (math/log_ndtr.hpp). d out_s / d eta_sn = t_n phi(u)/Phi(u), u = t_n eta_sn. Arguments as
 // bernoulli_logit_glm; the elementwise pass runs in double for float data too.
 template <class T>
-Var bernoulli_probit_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows);
+Var bernoulli_probit_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows,
+                         const Var* extra = nullptr);
 
 }  // namespace bvi::ad

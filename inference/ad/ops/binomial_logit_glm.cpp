@@ -47,11 +47,11 @@ struct BinomialLogitFamily {
 }  // namespace
 
 template <class T>
-Var binomial_logit_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows) {
-  return glm_detail::glm(alpha, beta, x, rows, BinomialLogitFamily{});
+Var binomial_logit_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, const Var* extra) {
+  return glm_detail::glm(alpha, beta, x, rows, BinomialLogitFamily{}, extra);
 }
 
-template Var binomial_logit_glm<double>(const Var*, const Var&, const double*, const GlmRows&);
-template Var binomial_logit_glm<float>(const Var*, const Var&, const float*, const GlmRows&);
+template Var binomial_logit_glm<double>(const Var*, const Var&, const double*, const GlmRows&, const Var*);
+template Var binomial_logit_glm<float>(const Var*, const Var&, const float*, const GlmRows&, const Var*);
 
 }  // namespace bvi::ad

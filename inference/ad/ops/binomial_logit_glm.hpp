@@ -11,6 +11,7 @@ namespace bvi::ad {
 // y_n sigmoid(-eta) - (n_n - y_n) sigmoid(eta). log C comes from rows.log_constant when given.
 // Arguments as bernoulli_logit_glm; the elementwise pass runs in double for float data too.
 template <class T>
-Var binomial_logit_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows);
+Var binomial_logit_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows,
+                       const Var* extra = nullptr);
 
 }  // namespace bvi::ad

@@ -5,19 +5,30 @@
 //   lower a:   x = a + e^u                          log J = u
 //   upper b:   x = b - e^u                          log J = u
 //   interval:  x = a + (b - a) sigmoid(u)           log J = log(b - a) + log sigmoid(u) + log sigmoid(-u)
-// (positive is lower 0; unit_interval is interval (0, 1)).
+// (positive is lower 0; unit_interval is interval (0, 1)). One block transform spans several columns:
+//   cholesky_corr K: the K (K - 1) / 2 columns u become the free entries of the Cholesky factor L of
+//   a K x K correlation matrix (Stan's cholesky_corr: canonical partial correlations z = tanh(u),
+//   row i of L from z_i0 ... z_i,i-1 by L_i0 = z_i0, L_ij = z_ij sqrt(1 - sum_{m<j} L_im^2)), with
+//   log J = sum log(1 - z^2) + sum_{i} sum_{1<=j<i} log(1 - sum_{m<j} L_im^2) / 2
+// (see math/cholesky_corr.hpp for the free entries' order). Its columns carry the same transform
+// with block_index 0 ... K(K-1)/2 - 1, and must be given together.
 #include <vector>
 
 #include "inference/ad/var.hpp"
 
 namespace bvi::ad {
 
-enum class Bound : unsigned char { none, lower, upper, interval };
+enum class Bound : unsigned char { none, lower, upper, interval, cholesky_corr };
 
 struct ColumnTransform {
   Bound bound = Bound::none;
   double lower = 0.0, upper = 0.0;
+  Index block_dim = 0;    // cholesky_corr: K
+  Index block_index = 0;  // cholesky_corr: this column's place in the block
 };
+
+// The transforms of a cholesky_corr block of a K x K factor, one per free entry.
+std::vector<ColumnTransform> cholesky_corr_block(Index K);
 
 struct Constrained {
   Var x;             // S x P constrained values

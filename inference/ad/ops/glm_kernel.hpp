@@ -1,10 +1,12 @@
 #pragma once
 // The one kernel behind every fused GLM likelihood (Stan's *_glm functions, JAX's custom_vjp).
 // For S draws and a block of m rows:
-//   eta_sn = alpha_s + x_n . beta_s + offset_n     the logits: one GEMM, Z = beta X^T
+//   eta_sn = alpha_s + x_n . beta_s + offset_n (+ e_sn)   the logits: one GEMM, Z = beta X^T,
+//                                                  plus an optional S x m term E (group effects)
 //   out_s  = sum_n l(y_n | eta_sn)                 the family, elementwise, in one pass
 // and, with g_sn = dl/deta_sn from the same pass (it overwrites eta), the gradient is one GEMM:
-//   dbeta += diag(dout) G X,   dalpha += dout .* rowsum(G),   and the family's own parameters.
+//   dbeta += diag(dout) G X,   dalpha += dout .* rowsum(G),   dE += diag(dout) G,
+// and the family's own parameters.
 // Unlike bernoulli_logit_glm the block is not tiled for the cache: S x m logits are stored whole.
 //
 // A Family is a small trivially-destructible functor (it is captured by the backward closure):
@@ -35,23 +37,28 @@ template <class T>
 using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic>>;
 
 // `alpha` (S x 1) may be null (no intercept); `beta` is S x D; `x` is the block's m x D features,
-// row-major, of type T (float: the GEMMs run in single precision, the sums in double).
+// row-major, of type T (float: the GEMMs run in single precision, the sums in double); `extra`
+// (S x m, may be null) is added to the linear predictor as it is (in the family's precision).
 // Both products run through GemmWorkspace (packing buffers from the arena: no malloc once warm),
 // and the gradient's G X is formed in the forward pass while G is fresh (as Stan's GLMs and
 // bernoulli_logit_glm do), so the backward closure only scales it by the output adjoint:
 //   dbeta_s += dout_s sum_n g_sn x_n,   dalpha_s += dout_s sum_n g_sn.
 template <class Family, class T>
-Var glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, Family family) {
+Var glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, Family family,
+        const Var* extra = nullptr) {
   using C = typename Family::template Compute<T>;
   static_assert(std::is_same_v<T, double> ? std::is_same_v<C, double> : true,
                 "double data is never evaluated in lower precision");
   const Index S = beta.rows(), D = beta.cols(), m = rows.rows;
   if (alpha && (alpha->rows() != S || alpha->cols() != 1))
     throw std::invalid_argument("glm: alpha must be S x 1");
+  if (extra && (extra->rows() != S || extra->cols() != m))
+    throw std::invalid_argument("glm: the extra linear-predictor term must be S x m");
   Tape& tape = beta.tape();
   const bool alpha_adj = alpha && alpha->has_adj();
   const bool beta_adj = beta.has_adj() && D > 0;
-  const bool needs_adj = beta.has_adj() || alpha_adj || family.has_adj();
+  const bool extra_adj = extra && extra->has_adj();
+  const bool needs_adj = beta.has_adj() || alpha_adj || extra_adj || family.has_adj();
   Var out = tape.make(S, 1, needs_adj);
   Eigen::Map<Eigen::ArrayXd> ll(tape.val_ptr(out), S);
   GemmWorkspace<T> gemm(tape.arena());
@@ -74,6 +81,7 @@ Var glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, Fami
   if (alpha) eta.colwise() += alpha->mat().col(0).template cast<C>();
   if (rows.offset && m > 0)
     eta.rowwise() += Eigen::Map<const Eigen::RowVectorXd>(rows.offset, m).template cast<C>();
+  if (extra) eta += extra->mat().template cast<C>();
 
   family.forward(tape, ArrayMap<C>(eta_data, S, m), rows, ll, needs_adj);
   if (!needs_adj) return out;
@@ -111,11 +119,19 @@ Var glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, Fami
   }
   const Var bv = beta_adj ? beta : Var();
   const Var av = alpha_adj ? *alpha : Var();  // empty Vars when there is nothing to propagate
-  tape.on_backward([bv, av, out, family, gx, gsum, S, D] {
+  const Var ev = extra_adj ? *extra : Var();
+  const C* g = eta_data;
+  tape.on_backward([bv, av, ev, out, family, gx, gsum, g, S, D, m] {
     Eigen::Map<const Eigen::ArrayXd> dout(out.adj_data(), S);
     family.backward(out.adj_data());
     if (bv.has_adj()) bv.adj() += Eigen::Map<const Eigen::ArrayXXd>(gx, S, D).colwise() * dout;
     if (av.has_adj()) av.adj().col(0) += dout * Eigen::Map<const Eigen::ArrayXd>(gsum, S);
+    // dE_sn += dout_s G_sn
+    if (ev.has_adj())
+      ev.adj() += Eigen::Map<const Eigen::Array<C, Eigen::Dynamic, Eigen::Dynamic>>(g, S, m)
+                      .template cast<double>()
+                      .colwise() *
+                  dout;
   });
   return out;
 }

@@ -58,13 +58,15 @@ struct NormalFamily {
 }  // namespace
 
 template <class T>
-Var normal_glm(const Var* alpha, const Var& beta, const Var& sigma, const T* x, const GlmRows& rows) {
+Var normal_glm(const Var* alpha, const Var& beta, const Var& sigma, const T* x, const GlmRows& rows,
+               const Var* extra) {
   if (sigma.rows() != beta.rows() || sigma.cols() != 1)
     throw std::invalid_argument("normal_glm: sigma must be S x 1");
-  return glm_detail::glm(alpha, beta, x, rows, NormalFamily{sigma});
+  return glm_detail::glm(alpha, beta, x, rows, NormalFamily{sigma}, extra);
 }
 
-template Var normal_glm<double>(const Var*, const Var&, const Var&, const double*, const GlmRows&);
-template Var normal_glm<float>(const Var*, const Var&, const Var&, const float*, const GlmRows&);
+template Var normal_glm<double>(const Var*, const Var&, const Var&, const double*, const GlmRows&,
+                                const Var*);
+template Var normal_glm<float>(const Var*, const Var&, const Var&, const float*, const GlmRows&, const Var*);
 
 }  // namespace bvi::ad

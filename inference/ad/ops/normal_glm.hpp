@@ -11,6 +11,7 @@ namespace bvi::ad {
 // the second accumulated per draw in the same pass. Arguments as bernoulli_logit_glm; the
 // elementwise pass runs in double for float data too.
 template <class T>
-Var normal_glm(const Var* alpha, const Var& beta, const Var& sigma, const T* x, const GlmRows& rows);
+Var normal_glm(const Var* alpha, const Var& beta, const Var& sigma, const T* x, const GlmRows& rows,
+               const Var* extra = nullptr);
 
 }  // namespace bvi::ad

@@ -44,11 +44,11 @@ struct PoissonLogFamily {
 }  // namespace
 
 template <class T>
-Var poisson_log_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows) {
-  return glm_detail::glm(alpha, beta, x, rows, PoissonLogFamily{});
+Var poisson_log_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, const Var* extra) {
+  return glm_detail::glm(alpha, beta, x, rows, PoissonLogFamily{}, extra);
 }
 
-template Var poisson_log_glm<double>(const Var*, const Var&, const double*, const GlmRows&);
-template Var poisson_log_glm<float>(const Var*, const Var&, const float*, const GlmRows&);
+template Var poisson_log_glm<double>(const Var*, const Var&, const double*, const GlmRows&, const Var*);
+template Var poisson_log_glm<float>(const Var*, const Var&, const float*, const GlmRows&, const Var*);
 
 }  // namespace bvi::ad

@@ -12,6 +12,7 @@ namespace bvi::ad {
 // instead of to NaN. -log y! comes from rows.log_constant when given. Arguments as
 // bernoulli_logit_glm; the elementwise pass runs in double for float data too.
 template <class T>
-Var poisson_log_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows);
+Var poisson_log_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows,
+                    const Var* extra = nullptr);
 
 }  // namespace bvi::ad

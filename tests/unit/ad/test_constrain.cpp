@@ -24,6 +24,8 @@ double ref_x(const ad::ColumnTransform& t, double u) {
     case ad::Bound::lower: return t.lower + std::exp(u);
     case ad::Bound::upper: return t.upper - std::exp(u);
     case ad::Bound::interval: return t.lower + (t.upper - t.lower) * sigmoid(u);
+    case ad::Bound::cholesky_corr:
+      break;  // test_cholesky_corr.cpp
   }
   return 0;
 }
@@ -33,6 +35,8 @@ double ref_log_jacobian(const ad::ColumnTransform& t, double u) {
     case ad::Bound::lower:
     case ad::Bound::upper: return std::log(std::exp(u));  // |dx/du| = e^u
     case ad::Bound::interval: return std::log((t.upper - t.lower) * sigmoid(u) * (1 - sigmoid(u)));
+    case ad::Bound::cholesky_corr:
+      break;
   }
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "models/data/row_matrix.hpp"
 #include "models/log_joint.hpp"
 #include "support/model_fixtures.hpp"
+#include "support/multilevel_fixture.hpp"
 
 #ifdef BVI_COUNT_MALLOC
 namespace {
@@ -112,8 +113,51 @@ long mallocs_per_evaluation(bool fused, long n, long d, long S, long block_rows,
   return g_mallocs.load() / 3;
 }
 
+// The same for a multilevel model: two grouping factors, one with correlated intercept and slopes
+// (the gather op, the fused ops' extra term, the group priors, the LKJ density, cholesky_corr).
+template <class T>
+long multilevel_mallocs_per_evaluation(bool fused, const std::string& likelihood) {
+  const auto d = test::multilevel_data<T>(5000, 10, 40, 7, 3);
+  const models::Model model = test::multilevel_model(d, likelihood, fused);
+  reduce::SerialCommunicator comm;
+  reduce::ChunkReducer reducer(reduce::ShardPlan::make(5000, 1024), comm, 1);
+  models::DataView<T> view = d.view();
+  if (likelihood == "binomial_logit") view.trials = d.trials.data();
+  if (likelihood == "poisson_log") view.offset = d.offset.data();
+  models::LogJoint<T> lj(model, view, reducer);
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 0.3);
+  Eigen::MatrixXd theta(128, model.dim()), grad;
+  for (long i = 0; i < theta.size(); ++i) theta.data()[i] = normal(rng);
+  Eigen::VectorXd lp(128);
+  lj.evaluate(theta, lp, &grad);
+  lj.evaluate(theta, lp, nullptr);
+  g_mallocs = 0;
+  g_counting = true;
+  for (int k = 0; k < 3; ++k) {
+    lj.evaluate(theta, lp, &grad);
+    lj.evaluate(theta, lp, nullptr);
+  }
+  g_counting = false;
+  return g_mallocs.load() / 3;
+}
+
 }  // namespace
 #endif
+
+TEST_CASE("a warmed-up multilevel log joint evaluation calls malloc zero times") {
+#ifndef BVI_COUNT_MALLOC
+  MESSAGE("malloc is not counted in this build (sanitizers own it)");
+#else
+  for (bool fused : {true, false})
+    for (const char* likelihood :
+         {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal"}) {
+      INFO("fused " << fused << ", " << likelihood);
+      CHECK(multilevel_mallocs_per_evaluation<double>(fused, likelihood) == 0);
+      CHECK(multilevel_mallocs_per_evaluation<float>(fused, likelihood) == 0);
+    }
+#endif
+}
 
 TEST_CASE("a warmed-up log joint evaluation calls malloc zero times") {
 #ifndef BVI_COUNT_MALLOC

@@ -1,0 +1,148 @@
+#include "models/data/levels.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "models/data/parse_number.hpp"
+
+namespace bvi::data {
+
+namespace {
+
+void put_u64(std::string& out, std::uint64_t v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+std::uint64_t get_u64(const std::string& in, std::size_t& at) {
+  if (at + sizeof(std::uint64_t) > in.size()) throw std::runtime_error("gather_levels: truncated message");
+  std::uint64_t v;
+  std::memcpy(&v, in.data() + at, sizeof v);
+  at += sizeof v;
+  return v;
+}
+
+// Every rank's string in rank order (each broadcasts its own in turn).
+std::vector<std::string> all_strings(const std::string& mine, reduce::Communicator& comm) {
+  std::vector<std::string> out(static_cast<std::size_t>(comm.size()));
+  for (int r = 0; r < comm.size(); ++r) {
+    std::string s = r == comm.rank() ? mine : std::string();
+    comm.broadcast(s, r);
+    out[static_cast<std::size_t>(r)] = std::move(s);
+  }
+  return out;
+}
+
+std::string shortest(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v + 0.0);  // + 0.0: -0 is 0
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+std::vector<ColumnLevels> gather_levels(const std::vector<LevelDictionary>& local,
+                                        reduce::Communicator& comm) {
+  std::string mine;
+  put_u64(mine, local.size());
+  for (const auto& d : local) {
+    put_u64(mine, d.size());
+    for (const auto& label : d.labels()) {
+      put_u64(mine, label.size());
+      mine += label;
+    }
+  }
+  std::vector<std::vector<std::string>> all(local.size());
+  for (const std::string& msg : all_strings(mine, comm)) {
+    std::size_t at = 0;
+    if (get_u64(msg, at) != local.size())
+      throw std::runtime_error("gather_levels: ranks disagree on the columns");
+    for (auto& labels : all) {
+      const std::uint64_t n = get_u64(msg, at);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const std::uint64_t len = get_u64(msg, at);
+        if (at + len > msg.size()) throw std::runtime_error("gather_levels: truncated message");
+        labels.emplace_back(msg, at, len);
+        at += len;
+      }
+    }
+  }
+  std::vector<ColumnLevels> out(local.size());
+  for (std::size_t c = 0; c < local.size(); ++c) {
+    std::vector<std::string>& labels = all[c];
+    std::sort(labels.begin(), labels.end());
+    labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+    ColumnLevels& lv = out[c];
+    // Numbers: by value, merged by value, named canonically.
+    std::map<std::string, double> value;
+    lv.numeric = !labels.empty();
+    for (const auto& l : labels) {
+      double v = 0;
+      if (parse_number(l, v) != NumberStatus::ok) {
+        lv.numeric = false;
+        break;
+      }
+      value[l] = v;
+    }
+    std::map<std::string, std::int32_t> index_of;
+    if (lv.numeric) {
+      std::vector<double> values;
+      for (const auto& [l, v] : value) values.push_back(v + 0.0);
+      std::sort(values.begin(), values.end());
+      values.erase(std::unique(values.begin(), values.end()), values.end());
+      for (double v : values) lv.names.push_back(shortest(v));
+      for (const auto& [l, v] : value)
+        index_of[l] = static_cast<std::int32_t>(std::lower_bound(values.begin(), values.end(), v + 0.0) -
+                                                values.begin());
+    } else {
+      lv.names = labels;
+      for (std::size_t i = 0; i < labels.size(); ++i) index_of[labels[i]] = static_cast<std::int32_t>(i);
+    }
+    for (const auto& l : local[c].labels()) lv.remap.push_back(index_of.at(l));
+  }
+  return out;
+}
+
+std::vector<std::string> gather_combinations(const std::vector<std::int32_t>& rows, std::size_t width,
+                                             const std::vector<const ColumnLevels*>& parts,
+                                             reduce::Communicator& comm, std::vector<std::int32_t>& index) {
+  if (width == 0 || rows.size() % width != 0 || parts.size() != width)
+    throw std::invalid_argument("gather_combinations: bad shape");
+  const std::size_t n = rows.size() / width;
+  std::map<std::vector<std::int32_t>, std::int32_t> local;
+  for (std::size_t i = 0; i < n; ++i)
+    local.emplace(std::vector<std::int32_t>(rows.begin() + i * width, rows.begin() + (i + 1) * width), 0);
+  std::string mine;
+  put_u64(mine, local.size());
+  for (const auto& [tuple, unused] : local)
+    for (std::int32_t v : tuple) put_u64(mine, static_cast<std::uint64_t>(static_cast<std::uint32_t>(v)));
+  std::map<std::vector<std::int32_t>, std::int32_t> global;
+  for (const std::string& msg : all_strings(mine, comm)) {
+    std::size_t at = 0;
+    const std::uint64_t count = get_u64(msg, at);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      std::vector<std::int32_t> tuple(width);
+      for (auto& v : tuple) v = static_cast<std::int32_t>(static_cast<std::uint32_t>(get_u64(msg, at)));
+      global.emplace(std::move(tuple), 0);
+    }
+  }
+  std::vector<std::string> names;
+  for (auto& [tuple, idx] : global) {  // std::map: lexicographic in level order
+    idx = static_cast<std::int32_t>(names.size());
+    std::string name;
+    for (std::size_t k = 0; k < width; ++k)
+      name += (k ? ":" : "") + parts[k]->names.at(static_cast<std::size_t>(tuple[k]));
+    names.push_back(std::move(name));
+  }
+  index.resize(n);
+  std::vector<std::int32_t> key(width);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::copy(rows.begin() + i * width, rows.begin() + (i + 1) * width, key.begin());
+    index[i] = global.at(key);
+  }
+  return names;
+}
+
+}  // namespace bvi::data

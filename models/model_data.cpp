@@ -1,0 +1,305 @@
+#include "models/model_data.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <unordered_map>
+
+#include "common/error.hpp"
+#include "inference/reduce/chunk_reducer.hpp"
+#include "inference/reduce/collective_error.hpp"
+#include "models/chunk_stats.hpp"
+#include "models/data/csv_reader.hpp"
+#include "models/data/levels.hpp"
+#include "models/data/table_reader.hpp"
+#include "models/data/text_excerpt.hpp"
+#include "models/design/column_kinds.hpp"
+#include "models/design/fill_design.hpp"
+#include "models/likelihoods/likelihood.hpp"
+#include "models/problem.hpp"
+
+namespace bvi::models {
+
+namespace {
+
+std::string shortest(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+// The likelihood's checks of the response (and of the response against its trials), without a
+// model: a likelihood built on a layout of its own parameters and an empty beta.
+std::shared_ptr<const Likelihood> probe_likelihood(const std::string& name) {
+  ParameterLayout layout;
+  layout.add({"beta", 0, 0, true, {}, Support::real, {}});
+  for (const auto& p : likelihood_parameters(name))
+    layout.add({p.name, 0, 1, false, {}, Support::positive, {}});
+  return make_likelihood(name, layout, {});
+}
+
+// What every rank reads alone: the design planned against the header, the plan, its own rows.
+template <class T>
+struct LocalRead {
+  design::Design design;
+  reduce::ShardPlan plan;
+  data::Table<T> table;
+  Eigen::Index records = 0;
+  int trials_slot = -1, offset_slot = -1, exposure_slot = -1;
+  std::vector<int> numeric_vars, categorical_vars;  // design variables in the table's column order
+};
+
+template <class T>
+LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduce::Communicator& comm,
+                        Eigen::Index block_rows) {
+  LocalRead<T> r;
+  data::CsvReader reader(config.data.csv);
+  const std::string header_place = file_line(config.data.csv, 1);
+  design::check_formula_columns(config.model, reader.columns());
+  // The response and the likelihood's columns, each a column of its own.
+  data::DataSpec spec{config.data.csv,    config.data.response, std::vector<std::string>{}, false,
+                      config.data.trials, config.data.offset,   config.data.exposure};
+  const data::ColumnSelection extras = data::select_columns(reader, spec);
+  reader.scan();
+  r.design = design::plan_design(
+      config, reader.columns(),
+      [&reader](const std::vector<int>& cols) { return design::first_value_is_text(reader, cols); },
+      header_place);
+  for (const auto& v : r.design.variables) {
+    for (int c : {extras.response, extras.trials, extras.offset, extras.exposure})
+      if (v.column == c)
+        throw data_error(header_place, "column " + data::quoted_excerpt(v.name) +
+                                           " is both a predictor and the response (or the trials, offset or "
+                                           "exposure column)");
+  }
+  r.records = reader.records();
+  if (r.records == 0) throw data_error(file_line(config.data.csv, reader.first_data_line()), "no data rows");
+  r.numeric_vars = r.design.numeric_variables();
+  r.categorical_vars = r.design.categorical_variables();
+  // Rows per block from the number of variables, the design's width before the levels are known
+  // (the same as its width for numeric models). Depends on the config and the header alone.
+  const auto width = static_cast<Eigen::Index>(r.design.variables.size());
+  r.plan = reduce::ShardPlan::make(r.records, block_rows > 0 ? block_rows : default_block_rows(width));
+
+  data::TableSpec ts;
+  for (int v : r.numeric_vars) ts.numeric.push_back(r.design.variables[static_cast<std::size_t>(v)].column);
+  for (int v : r.categorical_vars) ts.text.push_back(r.design.variables[static_cast<std::size_t>(v)].column);
+  ts.response = extras.response;
+  ts.check = [&lik](double y) { return lik.check_response(y); };
+  auto add_extra = [&](int column, data::ResponseCheck check) {
+    if (column < 0) return -1;
+    ts.extras.push_back({column, std::move(check)});
+    return static_cast<int>(ts.extras.size()) - 1;
+  };
+  r.trials_slot = add_extra(extras.trials, data::check_trials);
+  r.offset_slot = add_extra(extras.offset, {});
+  r.exposure_slot = add_extra(extras.exposure, data::check_exposure);
+  if (r.trials_slot >= 0)
+    ts.row_check = [&lik, slot = r.trials_slot](double y, const double* e) {
+      return lik.check_response(y, e[slot]);
+    };
+  const Eigen::Index first = r.plan.first_row(comm.rank(), comm.size());
+  const Eigen::Index last = r.plan.last_row(comm.rank(), comm.size());
+  r.table = data::read_table<T>(reader, ts, first, last, r.plan.chunk_rows);
+  return r;
+}
+
+// Missing values over all ranks: the total, and the first one's line and description (from the
+// lowest rank that has any, which holds the earliest rows).
+struct MissingReport {
+  Eigen::Index count = 0;
+  long line = 0;
+  std::string what;
+};
+
+template <class T>
+MissingReport report_missing(const data::Table<T>& t, reduce::Communicator& comm) {
+  MissingReport m;
+  std::vector<double> counts(static_cast<std::size_t>(comm.size()));
+  const double mine = static_cast<double>(t.missing);
+  comm.allgatherv(&mine, std::vector<long>(static_cast<std::size_t>(comm.size()), 1), counts.data());
+  int owner = -1;
+  for (int r = 0; r < comm.size(); ++r) {
+    m.count += static_cast<Eigen::Index>(counts[static_cast<std::size_t>(r)]);
+    if (owner < 0 && counts[static_cast<std::size_t>(r)] > 0) owner = r;
+  }
+  if (owner >= 0) {
+    std::string msg =
+        comm.rank() == owner ? std::to_string(t.first_missing_line) + "\n" + t.first_missing_what : "";
+    comm.broadcast(msg, owner);
+    const auto nl = msg.find('\n');
+    m.line = std::stol(msg.substr(0, nl));
+    m.what = msg.substr(nl + 1);
+  }
+  return m;
+}
+
+std::string rows_phrase(Eigen::Index n) {
+  return std::to_string(n) + (n == 1 ? " row" : " rows");
+}
+
+}  // namespace
+
+template <class T>
+ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& comm, Eigen::Index block_rows,
+                             int threads) {
+  const std::shared_ptr<const Likelihood> lik = probe_likelihood(config.model.likelihood);
+  LocalRead<T> r = reduce::collectively(comm, [&] { return read_local<T>(config, *lik, comm, block_rows); });
+  design::Design& design = r.design;
+  data::Table<T>& table = r.table;
+  const std::string& path = config.data.csv;
+
+  // Rows with missing values: refused, or dropped with their number reported.
+  long kept_local = static_cast<long>(table.kept);
+  comm.allreduce_sum(&kept_local, 1);
+  const Eigen::Index kept = kept_local;
+  const MissingReport missing = report_missing(table, comm);
+  reduce::collectively(comm, [&] {
+    if (missing.count > 0 && config.data.missing == "error")
+      throw data_error(
+          file_line(path, missing.line),
+          missing.what + "; " + std::to_string(missing.count) + " of " + std::to_string(r.records) +
+              (missing.count == 1 ? " rows has a missing value" : " rows have missing values") +
+              " (empty, NA or NaN) in the columns the model uses (set /data/missing to \"drop\" to "
+              "leave them out)");
+    if (kept == 0)
+      throw data_error(file_line(path, missing.line),
+                       "every row has a missing value in the columns the model uses (" + missing.what + ")");
+  });
+
+  // Categorical levels over the whole file, and every row's global level index.
+  std::vector<data::ColumnLevels> levels = data::gather_levels(table.levels, comm);
+  reduce::collectively(comm, [&] {
+    for (std::size_t c = 0; c < levels.size(); ++c) {
+      design::Variable& v = design.variables[static_cast<std::size_t>(r.categorical_vars[c])];
+      v.levels = levels[c].names;
+      v.numeric_levels = levels[c].numeric;
+      for (auto& code : table.codes[c]) code = levels[c].remap[static_cast<std::size_t>(code)];
+    }
+    design::expand_columns(design);
+  });
+
+  // The chunks' local rows.
+  LocalChunks chunks;
+  chunks.first_chunk = r.plan.first_chunk(comm.rank(), comm.size());
+  chunks.offsets.assign(1, 0);
+  for (Eigen::Index k : table.kept_per_chunk) chunks.offsets.push_back(chunks.offsets.back() + k);
+  reduce::ChunkReducer reducer(r.plan, comm, threads);
+
+  // Standardized numeric variables, with whole-file statistics.
+  if (config.data.standardize && table.numeric.cols() > 0) {
+    const data::FeatureStats s = chunked_column_stats(table.numeric, kept, chunks, reducer);
+    reduce::collectively(comm, [&] {
+      for (Eigen::Index j = 0; j < table.numeric.cols(); ++j)
+        if (s.constant(j))
+          throw data_error(
+              file_line(path, 1),
+              "feature " +
+                  data::quoted_excerpt(design.variables[static_cast<std::size_t>(r.numeric_vars[j])].name) +
+                  " is constant (every value is " + shortest(s.min[j]) + "), so it cannot be standardized");
+    });
+    data::apply_standardization(table.numeric, s.mean, s.sd);
+    for (Eigen::Index j = 0; j < table.numeric.cols(); ++j) {
+      design::Variable& v = design.variables[static_cast<std::size_t>(r.numeric_vars[j])];
+      v.center = s.mean[j];
+      v.scale = s.sd[j];
+    }
+  }
+
+  ModelData<T> out;
+  data::Dataset<T>& d = out.data;
+  d.path = path;
+  d.response_name = config.data.response;
+  d.feature_names = design.column_names();
+  d.total_rows = kept;
+  d.file_rows = r.records;
+  d.first_row = r.plan.first_row(comm.rank(), comm.size());
+  d.first_chunk = chunks.first_chunk;
+  d.chunk_offsets = chunks.offsets;
+  d.dropped_rows = missing.count;
+  d.first_dropped_line = missing.line;
+  d.first_dropped_what = missing.what;
+  d.y = std::move(table.y);
+  if (r.trials_slot >= 0) d.trials = table.extras.col(r.trials_slot);
+  if (r.offset_slot >= 0 || r.exposure_slot >= 0) {
+    d.offset = Eigen::VectorXd::Zero(table.kept);
+    if (r.offset_slot >= 0) d.offset += table.extras.col(r.offset_slot);
+    // std::log row by row, not Eigen's vectorized log: the same row must get the same bits
+    // whichever rank loads it.
+    if (r.exposure_slot >= 0)
+      for (Eigen::Index i = 0; i < table.kept; ++i) d.offset[i] += std::log(table.extras(i, r.exposure_slot));
+  }
+
+  design::RowSource<T> source;
+  source.numeric = &table.numeric;
+  source.numeric_column.assign(design.variables.size(), -1);
+  source.levels.assign(design.variables.size(), nullptr);
+  for (std::size_t k = 0; k < r.numeric_vars.size(); ++k)
+    source.numeric_column[static_cast<std::size_t>(r.numeric_vars[k])] = static_cast<int>(k);
+  for (std::size_t k = 0; k < r.categorical_vars.size(); ++k)
+    source.levels[static_cast<std::size_t>(r.categorical_vars[k])] = &table.codes[k];
+
+  // The grouping factors: each row's group, the groups over the whole file, the slopes.
+  for (const design::Group& g : design.groups) {
+    data::GroupData<T> gd;
+    gd.label = g.label;
+    gd.ident = g.ident;
+    gd.intercept = g.intercept;
+    gd.correlated = g.correlated;
+    for (const auto& c : g.slopes) gd.slope_names.push_back(c.name);
+    if (g.by.size() == 1) {
+      const design::Variable& v = design.variables[static_cast<std::size_t>(g.by[0])];
+      gd.levels = v.levels;
+      gd.level = *source.levels[static_cast<std::size_t>(g.by[0])];
+    } else {
+      std::vector<std::int32_t> tuples;
+      tuples.reserve(static_cast<std::size_t>(table.kept) * g.by.size());
+      std::vector<const data::ColumnLevels*> parts;
+      for (int v : g.by) {
+        const auto c = static_cast<std::size_t>(
+            std::find(r.categorical_vars.begin(), r.categorical_vars.end(), v) - r.categorical_vars.begin());
+        parts.push_back(&levels[c]);
+      }
+      for (Eigen::Index i = 0; i < table.kept; ++i)
+        for (int v : g.by)
+          tuples.push_back((*source.levels[static_cast<std::size_t>(v)])[static_cast<std::size_t>(i)]);
+      gd.levels = data::gather_combinations(tuples, g.by.size(), parts, comm, gd.level);
+    }
+    design::fill_columns(g.slopes, source, table.kept, gd.slopes);
+    d.groups.push_back(std::move(gd));
+  }
+  reduce::collectively(comm, [&] {
+    for (std::size_t f = 0; f < d.groups.size(); ++f) {
+      design.groups[f].levels = d.groups[f].levels;
+      if (d.groups[f].levels.size() < 2)
+        throw data_error(
+            file_line(path, 1),
+            "grouping factor " + data::quoted_excerpt(d.groups[f].label) + " has a single level (" +
+                data::quoted_excerpt(d.groups[f].levels.empty() ? "" : d.groups[f].levels[0]) + ") in the " +
+                rows_phrase(kept) + " used: a group-level term needs at least 2 groups (drop the term)");
+    }
+  });
+
+  // The population-level design: the numeric columns themselves when the terms are exactly the
+  // numeric variables in order (no copy), else their products and indicators.
+  bool identity = static_cast<Eigen::Index>(design.columns.size()) == table.numeric.cols();
+  for (std::size_t j = 0; identity && j < design.columns.size(); ++j) {
+    const auto& f = design.columns[j].factors;
+    identity = f.size() == 1 && f[0].level < 0 &&
+               source.numeric_column[static_cast<std::size_t>(f[0].variable)] == int(j);
+  }
+  if (identity)
+    d.x = std::move(table.numeric);
+  else
+    design::fill_columns(design.columns, source, table.kept, d.x);
+  out.design = std::move(design);
+  out.plan = r.plan;
+  return out;
+}
+
+template ModelData<double> load_model_data<double>(const spec::Config&, reduce::Communicator&, Eigen::Index,
+                                                   int);
+template ModelData<float> load_model_data<float>(const spec::Config&, reduce::Communicator&, Eigen::Index,
+                                                 int);
+
+}  // namespace bvi::models

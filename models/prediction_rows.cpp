@@ -1,0 +1,181 @@
+#include "models/prediction_rows.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <unordered_map>
+
+#include "common/error.hpp"
+#include "models/data/csv_reader.hpp"
+#include "models/data/dataset.hpp"
+#include "models/data/parse_number.hpp"
+#include "models/data/table_reader.hpp"
+#include "models/data/text_excerpt.hpp"
+#include "models/design/fill_design.hpp"
+
+namespace bvi::models {
+
+namespace {
+
+std::string canonical_number(const std::string& label) {
+  double v = 0;
+  if (data::parse_number(label, v) != data::NumberStatus::ok) return label;
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v + 0.0);
+  return std::string(buf, r.ptr);
+}
+
+std::string list(const std::vector<std::string>& v, std::size_t max = 8) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size() && i < max; ++i) out += (i ? ", " : "") + v[i];
+  if (v.size() > max) out += ", ... (" + std::to_string(v.size()) + " levels)";
+  return out;
+}
+
+}  // namespace
+
+PredictionRows read_prediction_rows(const std::string& path, const design::Design& design,
+                                    const std::string& response, const spec::DataConfig& data,
+                                    const Likelihood& likelihood) {
+  data::CsvReader reader(path);
+  std::unordered_map<std::string, int> where;
+  for (int i = 0; i < static_cast<int>(reader.columns().size()); ++i) where.emplace(reader.columns()[i], i);
+  const std::string header = file_line(path, 1);
+  auto column = [&](const std::string& name, const std::string& what) {
+    const auto it = where.find(name);
+    if (it == where.end()) throw data_error(header, "no column '" + name + "', " + what);
+    return it->second;
+  };
+  // The variables each role needs: population-level terms and slopes need known levels.
+  std::vector<bool> fixed(design.variables.size(), false);
+  for (const auto& t : design.terms)
+    for (int v : t.variables) fixed[static_cast<std::size_t>(v)] = true;
+  for (const auto& g : design.groups)
+    for (const auto& t : g.terms)
+      for (int v : t.variables) fixed[static_cast<std::size_t>(v)] = true;
+
+  data::TableSpec spec;
+  spec.keep_records = true;
+  std::vector<int> numeric_vars, categorical_vars;
+  for (std::size_t v = 0; v < design.variables.size(); ++v) {
+    const design::Variable& var = design.variables[v];
+    const int c = column(var.name, "a column the fit was made with");
+    (var.categorical ? spec.text : spec.numeric).push_back(c);
+    (var.categorical ? categorical_vars : numeric_vars).push_back(static_cast<int>(v));
+  }
+  const auto response_it = where.find(response);
+  spec.response = response_it == where.end() ? -1 : response_it->second;
+  spec.check = [&likelihood](double y) { return likelihood.check_response(y); };
+  auto add_extra = [&](const std::optional<std::string>& name, const char* role, data::ResponseCheck check) {
+    if (!name) return -1;
+    spec.extras.push_back(
+        {column(*name, std::string("the ") + role + " column, which the model needs for every row"),
+         std::move(check)});
+    return static_cast<int>(spec.extras.size()) - 1;
+  };
+  const int trials_slot = add_extra(data.trials, "trials", data::check_trials);
+  const int offset_slot = add_extra(data.offset, "offset", {});
+  const int exposure_slot = add_extra(data.exposure, "exposure", data::check_exposure);
+  if (trials_slot >= 0 && spec.response >= 0)
+    spec.row_check = [&likelihood, trials_slot](double y, const double* e) {
+      return likelihood.check_response(y, e[trials_slot]);
+    };
+  const Eigen::Index records = reader.scan().records;
+  if (records == 0) throw data_error(file_line(path, reader.first_data_line()), "no data rows");
+  data::Table<double> t = data::read_table<double>(reader, spec, 0, records, records);
+
+  PredictionRows out;
+  out.records = records;
+  out.record = t.records;
+  out.missing = t.missing;
+  out.first_missing_line = t.first_missing_line;
+  out.first_missing_what = t.first_missing_what;
+  const Eigen::Index n = t.kept;
+
+  // The fit's levels for every label: unknown ones are an error where the fit has coefficients.
+  std::vector<std::vector<std::int32_t>> codes(design.variables.size());
+  for (std::size_t c = 0; c < categorical_vars.size(); ++c) {
+    const auto v = static_cast<std::size_t>(categorical_vars[c]);
+    const design::Variable& var = design.variables[v];
+    std::unordered_map<std::string, std::int32_t> index;
+    for (std::size_t l = 0; l < var.levels.size(); ++l)
+      index.emplace(var.levels[l], static_cast<std::int32_t>(l));
+    std::vector<std::int32_t> map;  // local code -> fit level, -1 unseen
+    for (const auto& label : t.levels[c].labels()) {
+      const auto it = index.find(var.numeric_levels ? canonical_number(label) : label);
+      map.push_back(it == index.end() ? -1 : it->second);
+    }
+    codes[v].resize(static_cast<std::size_t>(n));
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const std::int32_t local = t.codes[c][static_cast<std::size_t>(i)];
+      const std::int32_t level = map[static_cast<std::size_t>(local)];
+      if (level < 0 && fixed[v])
+        throw data_error(file_line(path, t.lines[static_cast<std::size_t>(i)]),
+                         "column " + data::quoted_excerpt(var.name) + ": level " +
+                             data::quoted_excerpt(t.levels[c].labels()[static_cast<std::size_t>(local)]) +
+                             " is not one of the levels the model was fitted with (" + list(var.levels) +
+                             "), so it has no coefficient");
+      codes[v][static_cast<std::size_t>(i)] = level;
+    }
+  }
+  // Numeric variables with the fit's standardization.
+  for (std::size_t k = 0; k < numeric_vars.size(); ++k) {
+    const design::Variable& var = design.variables[static_cast<std::size_t>(numeric_vars[k])];
+    if (var.scale > 0)
+      for (Eigen::Index i = 0; i < n; ++i)
+        t.numeric(i, static_cast<Eigen::Index>(k)) =
+            (t.numeric(i, static_cast<Eigen::Index>(k)) - var.center) / var.scale;
+  }
+  design::RowSource<double> source;
+  source.numeric = &t.numeric;
+  source.numeric_column.assign(design.variables.size(), -1);
+  source.levels.assign(design.variables.size(), nullptr);
+  for (std::size_t k = 0; k < numeric_vars.size(); ++k)
+    source.numeric_column[static_cast<std::size_t>(numeric_vars[k])] = static_cast<int>(k);
+  for (int v : categorical_vars)
+    source.levels[static_cast<std::size_t>(v)] = &codes[static_cast<std::size_t>(v)];
+  design::fill_columns(design.columns, source, n, out.x);
+
+  for (const auto& g : design.groups) {
+    PredictionGroup pg;
+    std::unordered_map<std::string, std::int32_t> known, fresh;
+    for (std::size_t l = 0; l < g.levels.size(); ++l)
+      known.emplace(g.levels[l], static_cast<std::int32_t>(l));
+    pg.level.resize(static_cast<std::size_t>(n));
+    for (Eigen::Index i = 0; i < n; ++i) {
+      // The group's name as the fit wrote it: the levels of its columns joined by ':'.
+      std::string name;
+      for (std::size_t k = 0; k < g.by.size(); ++k) {
+        const auto v = static_cast<std::size_t>(g.by[k]);
+        const std::int32_t level = codes[v][static_cast<std::size_t>(i)];
+        const auto c = static_cast<std::size_t>(
+            std::find(categorical_vars.begin(), categorical_vars.end(), g.by[k]) - categorical_vars.begin());
+        const std::string label =
+            level >= 0
+                ? design.variables[v].levels[static_cast<std::size_t>(level)]
+                : t.levels[c].labels()[static_cast<std::size_t>(t.codes[c][static_cast<std::size_t>(i)])];
+        name += (k ? ":" : "") + label;
+      }
+      const auto it = known.find(name);
+      if (it != known.end()) {
+        pg.level[static_cast<std::size_t>(i)] = it->second;
+        continue;
+      }
+      auto [nit, added] = fresh.emplace(name, static_cast<std::int32_t>(pg.new_levels.size()));
+      if (added) pg.new_levels.push_back(name);
+      pg.level[static_cast<std::size_t>(i)] = -(nit->second + 1);
+    }
+    design::fill_columns(g.slopes, source, n, pg.slopes);
+    out.groups.push_back(std::move(pg));
+  }
+  if (spec.response >= 0) out.y = t.y;
+  if (trials_slot >= 0) out.trials = t.extras.col(trials_slot);
+  if (offset_slot >= 0 || exposure_slot >= 0) {
+    out.offset = Eigen::VectorXd::Zero(n);
+    if (offset_slot >= 0) out.offset += t.extras.col(offset_slot);
+    if (exposure_slot >= 0)
+      for (Eigen::Index i = 0; i < n; ++i) out.offset[i] += std::log(t.extras(i, exposure_slot));
+  }
+  return out;
+}
+
+}  // namespace bvi::models

@@ -1,0 +1,72 @@
+#pragma once
+// The model formula users know from lme4, brms and bambi, as a shorthand for the structured
+// config (data.response, data.features, model.intercept, model.groups, data.offset):
+//
+//   y ~ x + z + x:z + (1 + x | g1) + (1 | g2)
+//
+//   formula  := NAME '~' rhs
+//   rhs      := ['-'] part (('+' | '-') part)*
+//   part     := '0' | '1' | 'offset(' NAME ')' | '(' group ')' | product
+//   group    := gpart (('+' | '-') gpart)* ('|' | '||') factor      gpart := '0' | '1' | product
+//   factor   := NAME ((':' | '/') NAME)*
+//   product  := inter ('*' inter)*          (a * b = a + b + a:b, every subset of the factors)
+//   inter    := NAME (':' NAME)*            (an interaction; one NAME is a main effect)
+//   NAME     := [A-Za-z_.][A-Za-z0-9_.]* or a `backquoted` column name
+//
+// '0 +', '+ 0' and '- 1' drop the intercept ('1' keeps it, the default); inside a group term they
+// drop the varying intercept. '||' makes the varying effects uncorrelated. '(x | a/b)' is
+// '(x | a) + (x | a:b)': b nested in a, a:b the combined factor. A term is a set of columns
+// (x:z is z:x); one written twice is an error, while repeats made by '*' are merged, as in R.
+// This parser knows nothing of the data: which names are columns is checked when the data is
+// read, and `formula_error` gives those errors the same shape.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace bvi::spec {
+
+// A column name as written, and where: `column` is the 1-based character column in the formula.
+struct FormulaName {
+  std::string text;
+  std::size_t column = 0;
+};
+
+// An interaction of one or more columns (one column: a main effect).
+struct FormulaTerm {
+  std::vector<FormulaName> columns;
+  std::size_t column = 0;    // where the term starts
+  std::string text() const;  // "x:z"
+};
+
+// A group-level term: varying intercept and slopes by a grouping factor (one or more columns,
+// combined).
+struct FormulaGroup {
+  std::vector<FormulaName> by;
+  bool intercept = true;
+  std::vector<FormulaTerm> terms;
+  bool correlated = true;
+  std::size_t column = 0;  // its '('
+};
+
+struct FormulaAst {
+  FormulaName response;
+  bool intercept = true;
+  std::vector<FormulaTerm> terms;  // population-level, in the order written (expansions in place)
+  std::vector<FormulaGroup> groups;
+  std::optional<FormulaName> offset;
+};
+
+// Parses a formula. Every failure is an Error with ExitCode::config at "/model/formula", whose
+// message is "col N: WHAT: EXCERPT" (see formula_error). Throws nothing else, for any input.
+FormulaAst parse_formula(std::string_view text);
+
+// The error for the formula `text` at 1-based `column`: "col N: WHAT: EXCERPT", the excerpt
+// being the formula (cut to about 60 characters around the place) with '^' before the offending
+// character; at "/model/formula", ExitCode::config.
+Error formula_error(std::string_view text, std::size_t column, const std::string& what);
+
+}  // namespace bvi::spec

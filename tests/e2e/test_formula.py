@@ -1,0 +1,95 @@
+"""/model/formula: a formula and the structured config it stands for give the same fit, byte for
+byte (summary apart from timing, draws.csv); check --explain prints that structured config, which
+fits the same again; every malformed formula is one config error at /model/formula with the
+column and the place; a formula excludes the keys it stands for."""
+import json
+import os
+import unittest
+
+import multilevel_models as mm
+from bvi_test import BinaryTestCase, run
+
+TIMING = {"seconds", "threads", "ranks"}
+INFERENCE = {"max_iterations": 30, "draws_per_step": 64, "output_draws": 50, "final_elbo_draws": 1000,
+             "seed": 4}
+
+
+class Formula(BinaryTestCase):
+    def setUp(self):
+        super().setUp()
+        self.csv = self.path("data.csv")
+        mm.write_csv(self.csv, mm.simulate("bernoulli_logit", 400, seed=3))
+
+    def fit(self, cfg, name):
+        out = self.path(name)
+        p = run(["fit", self.write_config(cfg, name + ".json"), "--quiet", "--output", out])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, "summary.json")) as f:
+            summary = {k: v for k, v in json.load(f).items() if k not in TIMING}
+        with open(os.path.join(out, "draws.csv"), "rb") as f:
+            draws = f.read()
+        return summary, draws
+
+    def test_formula_and_structured_form_fit_the_same(self):
+        formula = {"data": {"csv": self.csv},
+                   "model": {"likelihood": "bernoulli_logit",
+                             "formula": "y ~ x * sex + (1 + x | county) + (1 | school)"},
+                   "inference": INFERENCE}
+        structured = {"data": {"csv": self.csv, "response": "y", "features": ["x", "sex", "x:sex"]},
+                      "model": {"likelihood": "bernoulli_logit", "intercept": True,
+                                "groups": [{"by": "county", "terms": ["x"]}, {"by": ["school"]}]},
+                      "inference": INFERENCE}
+        a = self.fit(formula, "formula")
+        b = self.fit(structured, "structured")
+        self.assertEqual(a[0], b[0])
+        self.assertEqual(a[1], b[1])
+        self.assertIn("r_county.6.2", [p["name"] for p in a[0]["parameters"]])
+        # check --explain prints the structured form, with the defaults filled in; it fits the same.
+        explain = run(["check", self.write_config(formula, "f.json"), "--explain"])
+        self.assertEqual(explain.returncode, 0, explain.stderr)
+        resolved = json.loads(explain.stdout)
+        self.assertNotIn("formula", resolved["model"])
+        self.assertEqual(resolved["data"]["features"], ["x", "sex", "x:sex"])
+        self.assertEqual(resolved["model"]["groups"][0]["by"], ["county"])
+        self.assertEqual(self.fit(resolved, "explained"), a)
+
+    def assert_formula_error(self, formula, contains, where="/model/formula", extra=None):
+        cfg = {"data": {"csv": self.csv}, "model": {"likelihood": "bernoulli_logit", "formula": formula}}
+        for edit in extra or []:
+            edit(cfg)
+        path = self.write_config(cfg)
+        for command in (["check", path], ["fit", path, "--quiet"]):
+            self.assert_error(run(command), 78, where=where, contains=contains)
+
+    def test_formula_errors(self):
+        cases = [
+            ("y ~ x + (1 | county", "col 9: unbalanced '(': no ')' after it: y ~ x + ^(1 | county"),
+            ("y ~ x + xx", "col 9: unknown column 'xx' (did you mean 'x'?): y ~ x + ^xx"),
+            ("y ~ x + (1 | countyy)", "col 14: unknown column 'countyy' (did you mean 'county'?)"),
+            ("y ~ x + + z", "col 9: empty term"),
+            ("y ~ x | county", "col 7: '|' outside parentheses"),
+            ("y ~ x + y", "col 9: the response 'y' cannot also be a predictor"),
+            ("y ~ x + z + x", "col 13: duplicate term 'x' (already at col 5)"),
+            ("y ~ (1 | county) + (x | county)", "already has a term"),
+            ("yy ~ x", "col 1: unknown column 'yy' (did you mean 'y'?)"),
+            ("y ~ x + offset(z)", "takes no offset"),
+        ]
+        for formula, contains in cases:
+            with self.subTest(formula=formula):
+                if "offset" in formula:
+                    self.assert_formula_error(formula, contains, where="/data/offset")
+                else:
+                    self.assert_formula_error(formula, contains)
+
+    def test_a_formula_excludes_the_keys_it_stands_for(self):
+        for key, edit in (("/data/response", lambda c: c["data"].update(response="y")),
+                          ("/data/features", lambda c: c["data"].update(features=["x"])),
+                          ("/model/intercept", lambda c: c["model"].update(intercept=True)),
+                          ("/model/groups", lambda c: c["model"].update(groups=[]))):
+            with self.subTest(key=key):
+                self.assert_formula_error("y ~ x", "given by /model/formula as well", where=key, extra=[edit])
+        self.assert_formula_error(17, "expected a string")
+
+
+if __name__ == "__main__":
+    unittest.main()
