@@ -116,17 +116,17 @@ template <class T>
 struct ExpectedLikelihood<T>::ThreadScratch {
   quadrature::ExpectationScratch quad;
   Eigen::ArrayXd m, v, c, value, dm, dv, dc;
-  // fullrank: the sub-block's x~ (with the intercept's 1), L11' x~ per row, and x~ scaled by dv
+  // fullrank: the sub-block's dense design x~ (n x des), L_des' x~ per row, and x~ scaled by dv
   Eigen::MatrixXd xt, y, w;
   ad::Arena arena{std::size_t(1) << 20};
   ad::GemmWorkspace<double> gemm{arena};
-  explicit ThreadScratch(Index lin, bool dense) {
+  ThreadScratch(Index des, Index P, bool dense) {
     quad.reserve();
     for (Eigen::ArrayXd* a : {&m, &v, &c, &value, &dm, &dv, &dc}) a->setZero(kRows);
     if (dense) {
-      xt.setZero(kRows, lin);
-      y.setZero(kRows, lin);
-      w.setZero(kRows, lin);
+      xt.setZero(kRows, des);
+      y.setZero(kRows, P);
+      w.setZero(kRows, des);
     }
   }
 };
@@ -145,6 +145,22 @@ ExpectedLikelihood<T>::ExpectedLikelihood(const Model& model, DataView<T> data, 
   if ((intercept_ && (alpha->offset != 0 || beta->offset != 1)) || (!intercept_ && beta->offset != 0))
     throw std::logic_error("expected likelihood: alpha and beta must lead the parameter layout");
   lin_ = D_ + (intercept_ ? 1 : 0);
+  des_ = lin_;
+  const auto& priors = model.group_priors();
+  if (static_cast<int>(priors.size()) != data_.n_groups)
+    throw std::logic_error("expected likelihood: the model's group terms and the data's disagree");
+  for (int f = 0; f < data_.n_groups; ++f) {
+    Factor fac;
+    fac.data = &data_.groups[f];
+    fac.r_offset = priors[static_cast<std::size_t>(f)].r_offset;
+    fac.groups = priors[static_cast<std::size_t>(f)].groups;
+    fac.effects = priors[static_cast<std::size_t>(f)].effects;
+    if (fac.effects != fac.data->effects() || fac.groups != fac.data->groups())
+      throw std::logic_error("expected likelihood: a factor's effects and its data disagree");
+    fac.des_offset = des_;
+    des_ += fac.groups * fac.effects;
+    factors_.push_back(fac);
+  }
   scale_ = model.likelihood().scale_column();
   log_constants_.resize(data_.rows);
   if (!model.likelihood().log_constants(data_.y, data_.trials, data_.rows, log_constants_.data()))
@@ -154,6 +170,22 @@ ExpectedLikelihood<T>::ExpectedLikelihood(const Model& model, DataView<T> data, 
 
 template <class T>
 ExpectedLikelihood<T>::~ExpectedLikelihood() = default;
+
+template <class T>
+std::pair<Index, Index> ExpectedLikelihood<T>::chunk_rows(Index chunk) const {
+  if (data_.chunk_offsets)
+    return {data_.chunk_offsets[chunk - data_.first_chunk], data_.chunk_offsets[chunk - data_.first_chunk + 1]};
+  const reduce::ShardPlan& plan = reducer_.plan();
+  return {plan.chunk_begin_row(chunk) - data_.first_row, plan.chunk_end_row(chunk) - data_.first_row};
+}
+
+template <class T>
+Index ExpectedLikelihood<T>::layout_column(Index j) const {
+  if (j < lin_) return j;
+  for (const Factor& f : factors_)
+    if (j < f.des_offset + f.groups * f.effects) return f.r_offset + (j - f.des_offset);
+  throw std::logic_error("expected likelihood: design coordinate out of range");
+}
 
 template <class T>
 ad::GlmRows ExpectedLikelihood<T>::rows(Index first, Index n) const {
@@ -169,27 +201,31 @@ ad::GlmRows ExpectedLikelihood<T>::rows(Index first, Index n) const {
 template <class T>
 double ExpectedLikelihood<T>::evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* grad) {
   const bool dense = q.dense;
+  const Index P = q.dim();
   if (static_cast<int>(scratch_.size()) != reducer_.threads() || scratch_dense_ != dense) {
     scratch_.clear();
-    for (int t = 0; t < reducer_.threads(); ++t)
-      scratch_.push_back(std::make_unique<ThreadScratch>(lin_, dense));
+    for (int t = 0; t < reducer_.threads(); ++t) scratch_.push_back(std::make_unique<ThreadScratch>(des_, P, dense));
     scratch_dense_ = dense;
   }
-  q_ = &q;
-  mean_lin_ = q.mean.head(lin_);
+  mean_des_.resize(des_);
+  for (Index j = 0; j < des_; ++j) mean_des_[j] = q.mean[layout_column(j)];
   if (dense) {
-    chol_lin_ = q.chol.topLeftCorner(lin_, lin_);
-    if (scale_ >= 0) cov_u_lin_ = q.chol.row(scale_).head(lin_).transpose();
+    chol_des_.resize(des_, P);
+    for (Index j = 0; j < des_; ++j) chol_des_.row(j) = q.chol.row(layout_column(j));
+    if (scale_ >= 0) chol_u_ = q.chol.row(scale_).transpose();
   } else {
-    var_lin_ = q.sd.head(lin_).array().square().matrix();
+    var_des_.resize(des_);
+    for (Index j = 0; j < des_; ++j) var_des_[j] = q.sd[layout_column(j)] * q.sd[layout_column(j)];
   }
   u_mean_ = scale_ >= 0 ? q.mean[scale_] : 0.0;
   u_var_ = scale_ >= 0 ? q.var(scale_) : 0.0;
 
-  const Index len = 3 + (grad ? (dense ? 2 * lin_ + lin_ * lin_ : 3 * lin_) : 0);
+  const bool scaled = scale_ >= 0;
+  const Index len = 3 + (grad ? (dense ? 2 * des_ + des_ * des_ : (scaled ? 3 : 2) * des_) : 0);
   if (total_.size() < len) total_.resize(len);
   const bool g = grad != nullptr;
-  const double per_row = dense ? 4.0 * double(lin_) * double(lin_) + 40.0 : 10.0 * double(lin_) + 100.0;
+  const double K = static_cast<double>(des_ - lin_) / std::max<double>(1.0, double(data_.total_rows));
+  const double per_row = dense ? 4.0 * double(des_) * double(P) + 40.0 : 10.0 * double(lin_) + 10.0 * K + 100.0;
   reducer_.sum(
       len,
       [this, g, dense](int thread, Index chunk, double* partial) {
@@ -205,21 +241,29 @@ double ExpectedLikelihood<T>::evaluate(const vi::GaussianQ& q, vi::ExpectationGr
 
   grad->value += value;
   const double* t = total_.data();
-  grad->d_mean.head(lin_) += Eigen::Map<const Eigen::VectorXd>(t + 3, lin_);
+  for (Index j = 0; j < des_; ++j) grad->d_mean[layout_column(j)] += t[3 + j];
   if (dense) {
-    const Eigen::Map<const Eigen::VectorXd> dc(t + 3 + lin_, lin_);
-    grad->d_cov.topLeftCorner(lin_, lin_) += Eigen::Map<const Eigen::MatrixXd>(t + 3 + 2 * lin_, lin_, lin_);
-    if (scale_ >= 0) {
-      // dE = sum_i dE_i/dc_i x~_i' dSigma_{lin,u}: half of it on each side of the symmetric G.
-      grad->d_cov.col(scale_).head(lin_) += 0.5 * dc;
-      grad->d_cov.row(scale_).head(lin_) += 0.5 * dc.transpose();
+    const double* dc = t + 3 + des_;
+    const double* G = t + 3 + 2 * des_;
+    for (Index k = 0; k < des_; ++k) {
+      const Index lk = layout_column(k);
+      for (Index j = 0; j < des_; ++j) grad->d_cov(layout_column(j), lk) += G[j + k * des_];
     }
+    if (scaled)
+      // dE = sum_i dE_i/dc_i x~_i' dSigma_{des,u}: half of it on each side of the symmetric G.
+      for (Index j = 0; j < des_; ++j) {
+        grad->d_cov(layout_column(j), scale_) += 0.5 * dc[j];
+        grad->d_cov(scale_, layout_column(j)) += 0.5 * dc[j];
+      }
   } else {
-    grad->d_var.head(lin_) += Eigen::Map<const Eigen::VectorXd>(t + 3 + lin_, lin_);
-    cross_u_ = Eigen::Map<const Eigen::VectorXd>(t + 3 + 2 * lin_, lin_);
+    for (Index j = 0; j < des_; ++j) grad->d_var[layout_column(j)] += t[3 + des_ + j];
+    if (scaled)
+      cross_u_ = Eigen::Map<const Eigen::VectorXd>(t + 3 + 2 * des_, des_);
+    else
+      cross_u_.setZero(des_);
     d_u_var_ = t[2];
   }
-  if (scale_ >= 0) {
+  if (scaled) {
     grad->d_mean[scale_] += t[1];
     if (dense)
       grad->d_cov(scale_, scale_) += t[2];
@@ -232,17 +276,15 @@ double ExpectedLikelihood<T>::evaluate(const vi::GaussianQ& q, vi::ExpectationGr
 template <class T>
 void ExpectedLikelihood<T>::meanfield_chunk(int thread, Index chunk, double* partial, bool grad) {
   ThreadScratch& s = *scratch_[thread];
-  const reduce::ShardPlan& plan = reducer_.plan();
-  const Index begin = plan.chunk_begin_row(chunk) - data_.first_row;
-  const Index end = plan.chunk_end_row(chunk) - data_.first_row;
+  const auto [begin, end] = chunk_rows(chunk);
   const Likelihood& lik = model_.likelihood();
   const Index D = D_, a = intercept_ ? 1 : 0;
-  const double* mu = mean_lin_.data() + a;
-  const double* s2 = var_lin_.data() + a;
-  const double a_mean = intercept_ ? mean_lin_[0] : 0.0, a_var = intercept_ ? var_lin_[0] : 0.0;
+  const double* mu = mean_des_.data() + a;
+  const double* s2 = var_des_.data() + a;
+  const double a_mean = intercept_ ? mean_des_[0] : 0.0, a_var = intercept_ ? var_des_[0] : 0.0;
   double* p_dm = partial + 3;
-  double* p_dv = p_dm + lin_;
-  double* p_dc = p_dv + lin_;
+  double* p_dv = p_dm + des_;
+  double* p_dc = p_dv + des_;
   const bool scaled = scale_ >= 0;
   for (Index r0 = begin; r0 < end; r0 += kRows) {
     const Index n = std::min(kRows, end - r0);
@@ -255,6 +297,26 @@ void ExpectedLikelihood<T>::meanfield_chunk(int thread, Index chunk, double* par
     for (Index i = 0; i < n; ++i) {
       s.m[i] += a_mean + (data_.offset ? data_.offset[r0 + i] : 0.0);
       s.v[i] += a_var;
+    }
+    // The rows' group effects: z . mean and z^2 . var at each factor's group of the row.
+    for (const Factor& f : factors_) {
+      const data::GroupData<T>& gd = *f.data;
+      const Index K = f.effects, S = gd.slopes.cols(), first = gd.intercept ? 1 : 0;
+      for (Index i = 0; i < n; ++i) {
+        const Index base = f.des_offset + Index(gd.level[static_cast<std::size_t>(r0 + i)]) * K;
+        double mm = 0.0, vv = 0.0;
+        if (gd.intercept) {
+          mm += mean_des_[base];
+          vv += var_des_[base];
+        }
+        for (Index k = 0; k < S; ++k) {
+          const double z = static_cast<double>(gd.slopes(r0 + i, k));
+          mm += z * mean_des_[base + first + k];
+          vv += z * z * var_des_[base + first + k];
+        }
+        s.m[i] += mm;
+        s.v[i] += vv;
+      }
     }
     EtaMoments eta{s.m.data(), s.v.data(), n, u_mean_, u_var_, nullptr};
     RowExpectations out{s.value.data(), s.dm.data(), s.dv.data(), scaled ? s.dc.data() : nullptr};
@@ -269,35 +331,63 @@ void ExpectedLikelihood<T>::meanfield_chunk(int thread, Index chunk, double* par
       p_dv[0] += s.dv.head(n).sum();
       if (scaled) p_dc[0] += s.dc.head(n).sum();
     }
-    accumulate(data_.x + r0 * D, D, n, s.dm.data(), s.dv.data(), scaled ? s.dc.data() : nullptr, p_dm + a,
-               p_dv + a, p_dc + a);
+    accumulate(data_.x + r0 * D, D, n, s.dm.data(), s.dv.data(), scaled ? s.dc.data() : nullptr, p_dm + a, p_dv + a,
+               p_dc + a);
+    for (const Factor& f : factors_) {
+      const data::GroupData<T>& gd = *f.data;
+      const Index K = f.effects, S = gd.slopes.cols(), first = gd.intercept ? 1 : 0;
+      for (Index i = 0; i < n; ++i) {
+        const Index base = f.des_offset + Index(gd.level[static_cast<std::size_t>(r0 + i)]) * K;
+        const double dm = s.dm[i], dv = s.dv[i], dc = scaled ? s.dc[i] : 0.0;
+        if (gd.intercept) {
+          p_dm[base] += dm;
+          p_dv[base] += dv;
+          if (scaled) p_dc[base] += dc;
+        }
+        for (Index k = 0; k < S; ++k) {
+          const double z = static_cast<double>(gd.slopes(r0 + i, k));
+          p_dm[base + first + k] += dm * z;
+          p_dv[base + first + k] += dv * z * z;
+          if (scaled) p_dc[base + first + k] += dc * z;
+        }
+      }
+    }
   }
 }
 
 template <class T>
 void ExpectedLikelihood<T>::fullrank_chunk(int thread, Index chunk, double* partial, bool grad) {
   ThreadScratch& s = *scratch_[thread];
-  const reduce::ShardPlan& plan = reducer_.plan();
-  const Index begin = plan.chunk_begin_row(chunk) - data_.first_row;
-  const Index end = plan.chunk_end_row(chunk) - data_.first_row;
+  const auto [begin, end] = chunk_rows(chunk);
   const Likelihood& lik = model_.likelihood();
-  const Index D = D_, P = lin_, a = intercept_ ? 1 : 0;
+  const Index D = D_, P = des_, a = intercept_ ? 1 : 0, Pq = chol_des_.cols();
   const bool scaled = scale_ >= 0;
   double* p_dm = partial + 3;
   double* p_dc = p_dm + P;
   double* p_g = p_dc + P;
   for (Index r0 = begin; r0 < end; r0 += kRows) {
     const Index n = std::min(kRows, end - r0);
+    // The sub-block's dense design: (1, x_i), then each factor's z_i at its group's columns.
+    s.xt.topRows(n).setZero();
     if (intercept_) s.xt.col(0).head(n).setOnes();
     for (Index i = 0; i < n; ++i) {
       const T* x = data_.x + (r0 + i) * D;
       for (Index j = 0; j < D; ++j) s.xt(i, a + j) = static_cast<double>(x[j]);
     }
-    // Y = X~ L11, then m = X~ mean, v = rowwise |Y|^2, c = Y L_{u,lin}', column by column so that
+    for (const Factor& f : factors_) {
+      const data::GroupData<T>& gd = *f.data;
+      const Index K = f.effects, S = gd.slopes.cols(), first = gd.intercept ? 1 : 0;
+      for (Index i = 0; i < n; ++i) {
+        const Index base = f.des_offset + Index(gd.level[static_cast<std::size_t>(r0 + i)]) * K;
+        if (gd.intercept) s.xt(i, base) = 1.0;
+        for (Index k = 0; k < S; ++k) s.xt(i, base + first + k) = static_cast<double>(gd.slopes(r0 + i, k));
+      }
+    }
+    // Y = X~ L_des, then m = X~ mean, v = rowwise |Y|^2, c = Y L_u', column by column so that
     // each row's sum runs in a fixed order.
     s.y.topRows(n).setZero();
-    s.gemm.template add_product<Eigen::ColMajor, Eigen::ColMajor>(n, P, P, s.xt.data(), kRows,
-                                                                  chol_lin_.data(), P, s.y.data(), kRows);
+    s.gemm.template add_product<Eigen::ColMajor, Eigen::ColMajor>(n, Pq, P, s.xt.data(), kRows, chol_des_.data(), P,
+                                                                  s.y.data(), kRows);
     auto m = s.m.head(n);
     auto v = s.v.head(n);
     auto c = s.c.head(n);
@@ -307,10 +397,10 @@ void ExpectedLikelihood<T>::fullrank_chunk(int thread, Index chunk, double* part
       m.setZero();
     v.setZero();
     c.setZero();
-    for (Index j = 0; j < P; ++j) {
-      m += mean_lin_[j] * s.xt.col(j).head(n).array();
+    for (Index j = 0; j < P; ++j) m += mean_des_[j] * s.xt.col(j).head(n).array();
+    for (Index j = 0; j < Pq; ++j) {
       v += s.y.col(j).head(n).array().square();
-      if (scaled) c += cov_u_lin_[j] * s.y.col(j).head(n).array();
+      if (scaled) c += chol_u_[j] * s.y.col(j).head(n).array();
     }
     EtaMoments eta{s.m.data(), s.v.data(), n, u_mean_, u_var_, scaled ? s.c.data() : nullptr};
     RowExpectations out{s.value.data(), s.dm.data(), s.dv.data(), scaled ? s.dc.data() : nullptr};
@@ -325,16 +415,14 @@ void ExpectedLikelihood<T>::fullrank_chunk(int thread, Index chunk, double* part
       s.w.col(j).head(n) = s.xt.col(j).head(n).array() * s.dv.head(n);
     }
     // G += X~' diag(dv) X~
-    s.gemm.template add_product<Eigen::RowMajor, Eigen::ColMajor>(P, P, n, s.xt.data(), kRows, s.w.data(),
-                                                                  kRows, p_g, P);
+    s.gemm.template add_product<Eigen::RowMajor, Eigen::ColMajor>(P, P, n, s.xt.data(), kRows, s.w.data(), kRows,
+                                                                  p_g, P);
   }
 }
 
 template <class T>
 void ExpectedLikelihood<T>::hessian_chunk(int, Index chunk, double* partial) {
-  const reduce::ShardPlan& plan = reducer_.plan();
-  const Index begin = plan.chunk_begin_row(chunk) - data_.first_row;
-  const Index end = plan.chunk_end_row(chunk) - data_.first_row;
+  const auto [begin, end] = chunk_rows(chunk);
   const Index D = D_, a = intercept_ ? 1 : 0;
   const double* d = direction_.data() + a;
   const double d0 = intercept_ ? direction_[0] : 0.0;
@@ -342,25 +430,46 @@ void ExpectedLikelihood<T>::hessian_chunk(int, Index chunk, double* partial) {
   for (Index r = begin; r < end; ++r) {
     const T* x = data_.x + r * D;
     // (X~' diag(2 dv) X~ d)_j: each row adds x~_ij 2 dv_i (x~_i . d).
-    const double w = 2.0 * row_d_var_[r] * (d0 + dot(x, d, D));
+    double t = d0 + dot(x, d, D);
+    for (const Factor& f : factors_) {
+      const data::GroupData<T>& gd = *f.data;
+      const Index base = f.des_offset + Index(gd.level[static_cast<std::size_t>(r)]) * f.effects;
+      const Index first = gd.intercept ? 1 : 0;
+      if (gd.intercept) t += direction_[base];
+      for (Index k = 0; k < gd.slopes.cols(); ++k)
+        t += static_cast<double>(gd.slopes(r, k)) * direction_[base + first + k];
+    }
+    const double w = 2.0 * row_d_var_[r] * t;
     if (intercept_) partial[0] += w;
     for (Index j = 0; j < D; ++j) out[j] += w * static_cast<double>(x[j]);
+    for (const Factor& f : factors_) {
+      const data::GroupData<T>& gd = *f.data;
+      const Index base = f.des_offset + Index(gd.level[static_cast<std::size_t>(r)]) * f.effects;
+      const Index first = gd.intercept ? 1 : 0;
+      if (gd.intercept) partial[base] += w;
+      for (Index k = 0; k < gd.slopes.cols(); ++k) partial[base + first + k] += w * static_cast<double>(gd.slopes(r, k));
+    }
   }
 }
 
 template <class T>
 void ExpectedLikelihood<T>::hessian_times(const Eigen::VectorXd& d, Eigen::VectorXd& out) {
-  direction_ = d.head(lin_);
-  if (total_.size() < lin_) total_.resize(lin_);
+  direction_.resize(des_);
+  for (Index j = 0; j < des_; ++j) direction_[j] = d[layout_column(j)];
+  if (total_.size() < des_) total_.resize(des_);
   reducer_.sum(
-      lin_, [this](int thread, Index chunk, double* partial) { hessian_chunk(thread, chunk, partial); },
-      total_.data(), 4.0 * double(lin_) * static_cast<double>(data_.total_rows));
+      des_, [this](int thread, Index chunk, double* partial) { hessian_chunk(thread, chunk, partial); },
+      total_.data(), 4.0 * double(des_) * static_cast<double>(data_.total_rows));
   ++passes_;
-  out.head(lin_) += total_.head(lin_);
+  for (Index j = 0; j < des_; ++j) out[layout_column(j)] += total_[j];
   if (scale_ >= 0) {
-    // The cross terms with u = log sigma: 2 G_{lin,u} = sum_i dE_i/dc_i x~_i, and 2 G_uu.
-    out.head(lin_) += cross_u_ * d[scale_];
-    out[scale_] += cross_u_.dot(d.head(lin_)) + 2.0 * d_u_var_ * d[scale_];
+    // The cross terms with u = log sigma: 2 G_{des,u} = sum_i dE_i/dc_i x~_i, and 2 G_uu.
+    double cross = 0.0;
+    for (Index j = 0; j < des_; ++j) {
+      out[layout_column(j)] += cross_u_[j] * d[scale_];
+      cross += cross_u_[j] * direction_[j];
+    }
+    out[scale_] += cross + 2.0 * d_u_var_ * d[scale_];
   }
 }
 
@@ -372,11 +481,10 @@ Eigen::VectorXd ExpectedLikelihood<T>::initial_mean() {
   reducer_.sum(
       2,
       [this](int, Index chunk, double* partial) {
-        const reduce::ShardPlan& plan = reducer_.plan();
-        for (Index r = plan.chunk_begin_row(chunk); r < plan.chunk_end_row(chunk); ++r) {
-          const double y = data_.y[r - data_.first_row];
-          partial[0] += y;
-          partial[1] += y * y;
+        const auto [begin, end] = chunk_rows(chunk);
+        for (Index r = begin; r < end; ++r) {
+          partial[0] += data_.y[r];
+          partial[1] += data_.y[r] * data_.y[r];
         }
       },
       sums, 2.0 * static_cast<double>(data_.total_rows));

@@ -1,21 +1,26 @@
 #pragma once
 // The data part of the exact expected log joint, sum_i E_q log p(y_i | eta_i): under a Gaussian q
-// each row's linear predictor eta_i = alpha + x_i . beta + offset_i is N(m_i, v_i), so the row's
+// each row's linear predictor eta_i = x~_i . theta + offset_i is N(m_i, v_i), so the row's
 // expectation is a one-dimensional integral (Likelihood::expected_log_lik), and its gradient in
 // q's mean and covariance follows by the chain rule through m_i = x~_i . mean and
-// v_i = x~_i' Sigma x~_i (x~_i = (1, x_i) with an intercept):
+// v_i = x~_i' Sigma x~_i:
 //   dE/dmean = sum_i dE_i/dm_i x~_i,    dE/dSigma = sum_i dE_i/dv_i x~_i x~_i'.
+// x~_i is the row's design over the "design coordinates": (1, x_i) for alpha (with an intercept)
+// and beta, then, for each grouping factor f, the row's varying effects z_if = (1, its slopes)
+// at the coordinates of its group g_f(i): eta_i += z_if . r_f[g_f(i)]. Those entries are read by
+// index from the group data, never from a dense rows x groups design.
 // One pass over the rows per evaluation, in sub-blocks that stay in cache:
-//   meanfield: v_i = sum_j x_ij^2 sd_j^2 and the diagonal of dE/dSigma, O(N D) per pass, nothing
-//              P x P anywhere; the Hessian in the mean is applied to a vector by another O(N D)
-//              pass (hessian_times) from each row's stored curvature;
-//   fullrank:  v_i = |L11' x~_i|^2 by one GEMM per sub-block and dE/dSigma by another,
-//              O(N D^2) per pass.
+//   meanfield: v_i = sum_j x~_ij^2 sd_j^2 and the diagonal of dE/dSigma, O(N (D + K)) per pass,
+//              nothing P x P anywhere; the Hessian in the mean is applied to a vector by another
+//              such pass (hessian_times) from each row's stored curvature;
+//   fullrank:  v_i = |L_des' x~_i|^2 by one GEMM per sub-block (its dense design) and dE/dSigma
+//              by another, O(N P^2) per pass: what the family costs.
 // The normal likelihood's sigma (u = log sigma) enters beside eta: its moments and Cov(eta_i, u)
 // go to the likelihood and its derivatives come back with the rows'. Sums over rows go through
 // the ChunkReducer, so every thread and rank count gives the same bits.
 #include <Eigen/Core>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "inference/ad/arena.hpp"
@@ -23,6 +28,7 @@
 #include "inference/exact/expected_log_density.hpp"
 #include "inference/quadrature/gaussian_expectation.hpp"
 #include "inference/reduce/chunk_reducer.hpp"
+#include "models/data/group_data.hpp"
 #include "models/data_view.hpp"
 #include "models/model.hpp"
 
@@ -46,32 +52,44 @@ class ExpectedLikelihood {
 
  private:
   struct ThreadScratch;
+  // A grouping factor's coordinates: its effects r_f sit at layout columns [r_offset, r_offset +
+  // G K), and at [des_offset, des_offset + G K) among the design coordinates.
+  struct Factor {
+    const data::GroupData<T>* data = nullptr;
+    Index r_offset = 0, des_offset = 0, groups = 0, effects = 0;
+  };
   void meanfield_chunk(int thread, Index chunk, double* partial, bool grad);
   void fullrank_chunk(int thread, Index chunk, double* partial, bool grad);
   void hessian_chunk(int thread, Index chunk, double* partial);
+  // The row range of a chunk in local storage (its kept rows when rows were dropped).
+  std::pair<Index, Index> chunk_rows(Index chunk) const;
+  // The layout column of design coordinate j.
+  Index layout_column(Index j) const;
   // The rows [first, first + n) of local storage as the likelihood reads them.
   ad::GlmRows rows(Index first, Index n) const;
 
   const Model& model_;
   DataView<T> data_;
   reduce::ChunkReducer& reducer_;
-  Index lin_ = 0;  // columns [0, lin_) of q are alpha (when there is one) and beta
+  Index lin_ = 0;  // design (and layout) coordinates [0, lin_) are alpha (with an intercept) and beta
   bool intercept_ = false;
   Index D_ = 0;
+  std::vector<Factor> factors_;
+  Index des_ = 0;     // design coordinates: lin_, then every factor's G K effects
   Index scale_ = -1;  // the likelihood's scale column (normal: log sigma), or -1
   Eigen::VectorXd log_constants_;
 
-  // The q of the current pass, as the chunks read it.
-  const vi::GaussianQ* q_ = nullptr;
-  Eigen::VectorXd mean_lin_, var_lin_;  // meanfield: mean and variance of the linear coordinates
-  Eigen::MatrixXd chol_lin_;            // fullrank: L11, the linear coordinates' Cholesky block
-  Eigen::VectorXd cov_u_lin_;           // fullrank: L_{u, lin}, so Cov(eta_i, u) = (L11' x~_i) . it
+  // The q of the current pass over the design coordinates, as the chunks read it.
+  Eigen::VectorXd mean_des_, var_des_;  // mean (both families), variance (meanfield)
+  Eigen::MatrixXd chol_des_;            // fullrank: L's rows of the design coordinates (des_ x P)
+  Eigen::VectorXd chol_u_;              // fullrank: L's row of u, so Cov(eta_i, u) = (L_des' x~_i) . it
   double u_mean_ = 0.0, u_var_ = 0.0;
 
   // Per local row, from the last gradient pass: dE_i/dv_i (meanfield Hessian-vector products).
   Eigen::VectorXd row_d_var_;
-  Eigen::VectorXd direction_;  // hessian_times' d over the linear coordinates
-  // Meanfield, from the last gradient pass: sum_i dE_i/dCov(eta_i, u) x~_i, and d/du_var summed.
+  Eigen::VectorXd direction_;  // hessian_times' d over the design coordinates
+  // Meanfield, from the last gradient pass: sum_i dE_i/dCov(eta_i, u) x~_i over the design
+  // coordinates, and d/du_var summed.
   Eigen::VectorXd cross_u_;
   double d_u_var_ = 0.0;
 

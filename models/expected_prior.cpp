@@ -1,10 +1,14 @@
 #include "models/expected_prior.hpp"
 
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <array>
 #include <cmath>
 
 #include "inference/ad/ad.hpp"
+#include "inference/ad/math/cholesky_corr.hpp"
+#include "inference/ad/ops/grouped_multi_normal_lpdf.hpp"
+#include "inference/ad/ops/lkj_corr_cholesky_lpdf.hpp"
 #include "inference/exact/cholesky_adjoint.hpp"
 #include "inference/quadrature/gauss_hermite.hpp"
 #include "inference/rng/normal_stream.hpp"
@@ -46,6 +50,17 @@ ExpectedPrior::ExpectedPrior(const Model& model, std::uint64_t seed, Index sampl
     return std::vector<ad::ColumnTransform>(tr.begin() + offset, tr.begin() + offset + size);
   };
   for (const PriorTerm& t : model.prior_terms()) {
+    if (t.centered) {
+      // alpha's prior on alpha + means . beta.
+      Combo c;
+      c.term = &t;
+      c.weights.push_back({t.offset, 1.0});
+      const Eigen::VectorXd& means = model.column_means();
+      for (Index j = 0; j < means.size(); ++j)
+        if (means[j] != 0.0) c.weights.push_back({model.beta_offset() + j, means[j]});
+      combos_.push_back(std::move(c));
+      continue;
+    }
     const bool numeric =
         std::none_of(t.hypers.begin(), t.hypers.end(), [](const HyperTerm& h) { return h.is_expression(); });
     const bool constrained = any_constrained(tr, t.offset, t.size);
@@ -95,6 +110,35 @@ ExpectedPrior::ExpectedPrior(const Model& model, std::uint64_t seed, Index sampl
     std::sort(s.columns.begin(), s.columns.end());
     s.columns.erase(std::unique(s.columns.begin(), s.columns.end()), s.columns.end());
     for (Index c : s.columns) s.transforms.push_back(tr[c]);
+    sampled_.push_back(std::move(s));
+  }
+  for (const GroupPrior& g : model.group_priors()) {
+    if (g.L_offset < 0) {
+      // r_F[g, k] ~ normal(0, sd_F[k]): the hierarchical normal, entry by entry.
+      Scale s;
+      s.offset = g.r_offset;
+      s.size = g.groups * g.effects;
+      s.loc = Eigen::RowVectorXd::Zero(1);
+      s.factor = Eigen::RowVectorXd::Ones(1);
+      s.scales.push_back({g.sd_offset, g.effects});
+      s.period = g.effects;
+      scales_.push_back(std::move(s));
+      continue;
+    }
+    const Index K = g.effects, m = ad::corr::free_entries(K);
+    Correlated c;
+    c.group = &g;
+    c.sd_transforms.assign(tr.begin() + g.sd_offset, tr.begin() + g.sd_offset + K);
+    c.L_transforms.assign(tr.begin() + g.L_offset, tr.begin() + g.L_offset + m);
+    correlated_.push_back(std::move(c));
+    Sampled s;
+    s.term = nullptr;
+    s.group = &g;
+    for (Index j = 0; j < g.groups * K; ++j) s.columns.push_back(g.r_offset + j);
+    for (Index j = 0; j < K; ++j) s.columns.push_back(g.sd_offset + j);
+    for (Index j = 0; j < m; ++j) s.columns.push_back(g.L_offset + j);
+    std::sort(s.columns.begin(), s.columns.end());
+    for (Index col : s.columns) s.transforms.push_back(tr[col]);
     sampled_.push_back(std::move(s));
   }
 }
@@ -177,21 +221,173 @@ double ExpectedPrior::evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* 
   }
 
   for (const Scale& s : scales_) total += scale_value(s, q, grad);
+  for (Combo& c : combos_) total += combo_value(c, q, grad);
 
-  se_ = 0.0;
+  double var = 0.0;
+  if (!dense)
+    for (Correlated& c : correlated_) {
+      total += correlated_value(c, q, grad);
+      var += se_ * se_;
+    }
   if (!sampled_.empty()) {
     Eigen::MatrixXd lbar;
     if (dense && grad) lbar.setZero(P, P);
-    double var = 0.0;
     for (Sampled& s : sampled_) {
+      if (s.group && !dense) continue;  // meanfield takes correlated factors as above
       total += sampled_value(s, q, grad, dense && grad ? &lbar : nullptr);
       var += se_ * se_;
     }
-    se_ = std::sqrt(var);
     if (dense && grad) grad->d_cov += vi::cholesky_adjoint(q.chol, lbar);
   }
+  se_ = std::sqrt(var);
   if (grad) grad->value += total;
   return total;
+}
+
+double ExpectedPrior::combo_value(Combo& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad) {
+  // c = w . theta ~ N(m, v) under q.
+  double m = 0.0, v = 0.0;
+  for (const auto& [col, w] : c.weights) m += w * q.mean[col];
+  if (q.dense) {
+    Eigen::VectorXd Ltw = Eigen::VectorXd::Zero(q.dim());
+    for (const auto& [col, w] : c.weights) Ltw += w * q.chol.row(col).transpose();
+    v = Ltw.squaredNorm();
+  } else {
+    for (const auto& [col, w] : c.weights) v += w * w * q.sd[col] * q.sd[col];
+  }
+  const PriorTerm& t = *c.term;
+  double value = 0.0, d_m = 0.0, d_v = 0.0;
+  if (t.family->gaussian_expectation) {
+    std::array<const double*, kMaxHyperparameters> h{};
+    std::array<Index, kMaxHyperparameters> hs{};
+    for (std::size_t k = 0; k < t.hypers.size(); ++k) {
+      h[k] = t.hypers[k].constant.data();
+      hs[k] = t.hypers[k].constant.size();
+    }
+    t.family->gaussian_expectation(&m, &v, 1, h.data(), hs.data(), &value, &d_m, &d_v);
+  } else {
+    // Gauss-Hermite on the one coordinate c, the points doubled until halving them changes
+    // nothing (as for the grid terms), the derivatives from the tape.
+    const double sd = std::sqrt(v);
+    auto rule_value = [&](int points, double* dm, double* dsd) {
+      const quadrature::GaussHermiteRule& r = quadrature::gauss_hermite(points);
+      const Index n = r.size();
+      z_.resize(n, 1);
+      z_.col(0) = (m + sd * r.nodes).matrix();
+      tape_.rewind();
+      z_adj_.setZero(n, 1);
+      const ad::Var z = tape_.leaf(z_.data(), z_adj_.data(), n, 1);
+      std::array<ad::Var, kMaxHyperparameters> hypers;
+      for (std::size_t k = 0; k < t.hypers.size(); ++k)
+        hypers[k] = tape_.constant(t.hypers[k].constant.data(), 1, t.hypers[k].constant.size());
+      const ad::Var lp = t.family->log_density(z, hypers.data());
+      const double val = (r.weights * lp.val().col(0)).sum();
+      if (dm) {
+        tape_.backward(lp, r.weights.data());
+        *dm = z_adj_.col(0).sum();
+        *dsd = (z_adj_.col(0).array() * r.nodes).sum();
+      }
+      return val;
+    };
+    int points = 16;
+    double dsd = 0.0;
+    value = rule_value(points, &d_m, &dsd);
+    while (points < kMaxGridPoints) {
+      const double coarse = rule_value(points / 2, nullptr, nullptr);
+      if (std::abs(value - coarse) <= 1e-12 * (1.0 + std::abs(value)) || !std::isfinite(value)) break;
+      points *= 2;
+      value = rule_value(points, &d_m, &dsd);
+    }
+    d_v = dsd / (2.0 * sd);
+  }
+  if (grad) {
+    for (const auto& [col, w] : c.weights) grad->d_mean[col] += w * d_m;
+    // dE/dSigma = d_v w w': the whole matrix for fullrank; meanfield keeps its diagonal in the
+    // gradient and applies the rank-one rest in hessian_times.
+    for (const auto& [j, wj] : c.weights) {
+      if (q.dense) {
+        for (const auto& [k, wk] : c.weights) grad->d_cov(j, k) += d_v * wj * wk;
+      } else {
+        grad->d_var[j] += d_v * wj * wj;
+      }
+    }
+    if (!q.dense) c.d_var = d_v;
+  }
+  return value;
+}
+
+double ExpectedPrior::correlated_value(Correlated& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad) {
+  const GroupPrior& g = *c.group;
+  const Index K = g.effects, G = g.groups, m = ad::corr::free_entries(K), D = K + m;
+  const Index draws = sample_draws_;
+  if (c.xi.rows() != draws) {
+    c.xi.resize(draws, D);
+    rng::standard_normal(seed_, rng::Purpose::fixed_draws, static_cast<std::uint64_t>(1000000 + g.r_offset), 0,
+                         c.xi);
+  }
+  // M = sum_g (m_g m_g' + diag(s_g^2)) and its factor V (M = V V'): K pseudo-groups.
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(K, K);
+  for (Index gr = 0; gr < G; ++gr) {
+    const Eigen::VectorXd mg = q.mean.segment(g.r_offset + gr * K, K);
+    M.noalias() += mg * mg.transpose();
+    for (Index k = 0; k < K; ++k) M(k, k) += q.sd[g.r_offset + gr * K + k] * q.sd[g.r_offset + gr * K + k];
+  }
+  const Eigen::MatrixXd V = Eigen::LLT<Eigen::MatrixXd>(M).matrixL();
+  // psi's draws: (log sd, L's unconstrained entries) = mean + sd .* xi, through their transforms.
+  Eigen::VectorXd psi_mean(D), psi_sd(D);
+  auto column = [&](Index j) { return j < K ? g.sd_offset + j : g.L_offset + (j - K); };
+  for (Index j = 0; j < D; ++j) {
+    psi_mean[j] = q.mean[column(j)];
+    psi_sd[j] = q.sd[column(j)];
+  }
+  z_.resize(draws, D);
+  for (Index j = 0; j < D; ++j) z_.col(j) = psi_mean[j] + psi_sd[j] * c.xi.col(j).array();
+  tape_.rewind();
+  z_adj_.setZero(draws, D);
+  const ad::Var z = tape_.leaf(z_.data(), z_adj_.data(), draws, D);
+  const ad::Var sd = ad::constrain(z.cols(0, K), c.sd_transforms).x;  // its Jacobian is sd's grid term's
+  const ad::Constrained L = ad::constrain(z.cols(K, m), c.L_transforms);
+  // The pseudo-groups: group k's effects are V's column k; a last one at 0 counts the rest.
+  Eigen::MatrixXd pseudo(draws, K * K), zero = Eigen::MatrixXd::Zero(draws, K);
+  for (Index k = 0; k < K; ++k)
+    for (Index j = 0; j < K; ++j) pseudo.col(k * K + j).setConstant(V(j, k));
+  ad::Var lp = ad::grouped_multi_normal_lpdf(tape_.constant(pseudo.data(), draws, K * K), sd, L.x);
+  const ad::Var lp0 = ad::grouped_multi_normal_lpdf(tape_.constant(zero.data(), draws, K), sd, L.x);
+  lp = ad::add(lp, ad::multiply(lp0, tape_.constant(static_cast<double>(G - K))));
+  lp = ad::add(lp, ad::add(ad::lkj_corr_cholesky_lpdf(L.x, g.eta, K), L.log_jacobian));
+  const auto values = lp.val().col(0);
+  const double value = values.mean();
+  se_ = draws > 1 ? std::sqrt((values - value).square().sum() / double(draws - 1) / double(draws)) : 0.0;
+  if (!grad) return value;
+  const Eigen::VectorXd seed = Eigen::VectorXd::Constant(draws, 1.0 / double(draws));
+  tape_.backward(lp, seed.data());
+  for (Index j = 0; j < D; ++j) {
+    grad->d_mean[column(j)] += z_adj_.col(j).sum();
+    const double d_sd = (z_adj_.col(j).array() * c.xi.col(j).array()).sum();
+    add_cov(grad, false, column(j), column(j), d_sd / (2.0 * psi_sd[j]));
+  }
+  // The effects: d/dm_g = -A m_g and dE/dSigma_g = -A/2, A = E[Sigma(psi)^-1] over the draws,
+  // Sigma^-1 = D^-1 L^-T L^-1 D^-1.
+  c.A.setZero(K, K);
+  const auto sdv = sd.val();
+  const auto Lv = L.x.val();
+  Eigen::MatrixXd Lk(K, K);
+  for (Index d = 0; d < draws; ++d) {
+    ad::corr::fill_factor(Lv.data() + d, draws, K, Lk.data());
+    const Eigen::MatrixXd Linv = Lk.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(K, K));
+    Eigen::MatrixXd inv = Linv.transpose() * Linv;
+    for (Index a = 0; a < K; ++a)
+      for (Index b = 0; b < K; ++b) inv(a, b) /= sdv(d, a) * sdv(d, b);
+    c.A += inv;
+  }
+  c.A /= double(draws);
+  for (Index gr = 0; gr < G; ++gr) {
+    const Index base = g.r_offset + gr * K;
+    grad->d_mean.segment(base, K) -= c.A * q.mean.segment(base, K);
+    for (Index a = 0; a < K; ++a)
+      for (Index b = 0; b < K; ++b) add_cov(grad, false, base + a, base + b, -0.5 * c.A(a, b));
+  }
+  return value;
 }
 
 double ExpectedPrior::grid_value(const Grid& g, const vi::GaussianQ& q, int points,
@@ -258,7 +454,7 @@ double ExpectedPrior::scale_value(const Scale& s, const vi::GaussianQ& q, vi::Ex
     const Index L = s.loc_offset >= 0 ? s.loc_offset + (s.loc_size == 1 ? 0 : j) : -1;
     const double c = s.factor[s.factor.size() == 1 ? 0 : j];
     r.clear();
-    for (const auto& [offset, size] : s.scales) r.push_back(offset + (size == 1 ? 0 : j));
+    for (const auto& [offset, size] : s.scales) r.push_back(offset + (s.period ? j % s.period : size == 1 ? 0 : j));
     // Moments of d = x - loc and u = sum of the log scales.
     const double mu_d = q.mean[X] - (L >= 0 ? q.mean[L] : s.loc[s.loc.size() == 1 ? 0 : j]);
     const double V_d = cov(q, X, X) + (L >= 0 ? cov(q, L, L) - 2.0 * cov(q, X, L) : 0.0);
@@ -301,11 +497,11 @@ double ExpectedPrior::scale_value(const Scale& s, const vi::GaussianQ& q, vi::Ex
 double ExpectedPrior::sampled_value(Sampled& s, const vi::GaussianQ& q, vi::ExpectationGradient* grad,
                                     Eigen::MatrixXd* lbar) {
   const Index K = sample_draws_, n = static_cast<Index>(s.columns.size()), P = q.dim();
-  const PriorTerm& t = *s.term;
   const Index width = q.dense ? P : n;
   if (s.eps.rows() != K || s.eps.cols() != width) {
     s.eps.resize(K, width);
-    rng::standard_normal(seed_, rng::Purpose::fixed_draws, static_cast<std::uint64_t>(t.offset), 0, s.eps);
+    const auto step = static_cast<std::uint64_t>(s.group ? 2000000 + s.group->r_offset : s.term->offset);
+    rng::standard_normal(seed_, rng::Purpose::fixed_draws, step, 0, s.eps);
   }
   z_.resize(K, n);
   s.sd.resize(n);
@@ -329,21 +525,38 @@ double ExpectedPrior::sampled_value(Sampled& s, const vi::GaussianQ& q, vi::Expe
   } else {
     z = tape_.constant(z_.data(), K, n);
   }
-  const ad::Var x = ad::constrain(z, s.transforms).x;  // the Jacobians are the grid's
-  std::array<ad::Var, kMaxHyperparameters> hypers;
-  for (std::size_t k = 0; k < t.hypers.size(); ++k) {
-    const HyperTerm& h = t.hypers[k];
-    if (!h.is_expression()) {
-      hypers[k] = tape_.constant(h.constant.data(), 1, h.constant.size());
-      continue;
+  ad::Var lp;
+  if (s.group) {
+    // A factor's correlated effects: r unconstrained, sd through its transform (its Jacobian is
+    // sd's grid term's), L through cholesky_corr with its Jacobian, which only this term counts.
+    const GroupPrior& g = *s.group;
+    const Index Kf = g.effects, m = ad::corr::free_entries(Kf);
+    const Index pr = position(g.r_offset), ps = position(g.sd_offset), pl = position(g.L_offset);
+    const std::vector<ad::ColumnTransform> sd_tr(s.transforms.begin() + ps, s.transforms.begin() + ps + Kf);
+    const std::vector<ad::ColumnTransform> L_tr(s.transforms.begin() + pl, s.transforms.begin() + pl + m);
+    s.block_transforms = {sd_tr, L_tr};  // the tape's backward pass reads them
+    const ad::Var sd = ad::constrain(z.cols(ps, Kf), s.block_transforms[0]).x;
+    const ad::Constrained L = ad::constrain(z.cols(pl, m), s.block_transforms[1]);
+    lp = ad::add(ad::grouped_multi_normal_lpdf(z.cols(pr, g.groups * Kf), sd, L.x),
+                 ad::add(ad::lkj_corr_cholesky_lpdf(L.x, g.eta, Kf), L.log_jacobian));
+  } else {
+    const PriorTerm& t = *s.term;
+    const ad::Var x = ad::constrain(z, s.transforms).x;  // the Jacobians are the grid's
+    std::array<ad::Var, kMaxHyperparameters> hypers;
+    for (std::size_t k = 0; k < t.hypers.size(); ++k) {
+      const HyperTerm& h = t.hypers[k];
+      if (!h.is_expression()) {
+        hypers[k] = tape_.constant(h.constant.data(), 1, h.constant.size());
+        continue;
+      }
+      ad::Var v = x.cols(position(h.offsets[0]), h.sizes[0]);
+      for (std::size_t i = 1; i < h.offsets.size(); ++i)
+        v = ad::multiply(v, x.cols(position(h.offsets[i]), h.sizes[i]));
+      if (h.factor != 1.0) v = ad::multiply(v, tape_.constant(h.factor));
+      hypers[k] = v;
     }
-    ad::Var v = x.cols(position(h.offsets[0]), h.sizes[0]);
-    for (std::size_t i = 1; i < h.offsets.size(); ++i)
-      v = ad::multiply(v, x.cols(position(h.offsets[i]), h.sizes[i]));
-    if (h.factor != 1.0) v = ad::multiply(v, tape_.constant(h.factor));
-    hypers[k] = v;
+    lp = ad::row_sums(t.family->log_density(x.cols(position(t.offset), t.size), hypers.data()));
   }
-  const ad::Var lp = ad::row_sums(t.family->log_density(x.cols(position(t.offset), t.size), hypers.data()));
   const auto values = lp.val().col(0);
   const double value = values.mean();
   se_ = K > 1 ? std::sqrt((values - value).square().sum() / double(K - 1) / double(K)) : 0.0;
@@ -367,6 +580,12 @@ double ExpectedPrior::sampled_value(Sampled& s, const vi::GaussianQ& q, vi::Expe
 
 void ExpectedPrior::hessian_times(const Eigen::VectorXd& d, Eigen::VectorXd& out) const {
   out.array() += 2.0 * d_var_.array() * d.array();
+  // A combination's rank-one curvature 2 dE/dv w (w . d) (its diagonal is not in d_var_).
+  for (const Combo& c : combos_) {
+    double wd = 0.0;
+    for (const auto& [col, w] : c.weights) wd += w * d[col];
+    for (const auto& [col, w] : c.weights) out[col] += 2.0 * c.d_var * w * wd;
+  }
   for (const OffDiagonal& e : off_diagonal_) out[e.i] += 2.0 * e.g * d[e.k];
   // Stein: E[grad^2 f] ~ (1/K) sum_k grad f_k (eps_k / sd)', symmetrized, from the stored draws.
   for (const Sampled& s : sampled_) {
@@ -392,9 +611,20 @@ std::vector<std::pair<std::string, std::string>> ExpectedPrior::methods() const 
   for (const Grid& g : grids_)
     out.push_back({name_of(g.offset), g.term ? "quadrature" : "Jacobian by quadrature"});
   for (const Scale& s : scales_) out.push_back({name_of(s.offset), "closed form (hierarchical normal)"});
-  for (const Sampled& s : sampled_)
-    out.push_back(
-        {name_of(s.term->offset), "sample average (" + std::to_string(sample_draws_) + " fixed draws)"});
+  for (const Combo& c : combos_)
+    out.push_back({name_of(c.term->offset), c.term->family->gaussian_expectation
+                                                ? "closed form (on the intercept at the column means)"
+                                                : "quadrature (on the intercept at the column means)"});
+  for (const Sampled& s : sampled_) {
+    if (s.group) {
+      out.push_back({name_of(s.group->r_offset),
+                     "meanfield: exact in the effects, sample average over the sds and correlations (" +
+                         std::to_string(sample_draws_) + " fixed draws); fullrank: sample average (" +
+                         std::to_string(sample_draws_) + " fixed draws)"});
+      continue;
+    }
+    out.push_back({name_of(s.term->offset), "sample average (" + std::to_string(sample_draws_) + " fixed draws)"});
+  }
   return out;
 }
 

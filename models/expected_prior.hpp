@@ -66,14 +66,37 @@ class ExpectedPrior {
     Eigen::RowVectorXd loc;                       // numeric loc (1 or size entries)
     Eigen::RowVectorXd factor;                    // c (1 or size entries)
     std::vector<std::pair<Index, Index>> scales;  // (offset, size) of each log-scale factor
+    // Group effects r_F (G K entries, level-major) under sd_F (K): entry j's scale is
+    // scales[.].offset + j % period. 0: entry j's is offset + j (or offset, for size 1).
+    Index period = 0;
+  };
+  // A prior on a fixed linear combination c = w . theta: alpha's prior on the intercept at the
+  // column means, alpha + means . beta. c is normal under q, so its expectation is one 1-D
+  // integral (closed form or quadrature); its covariance gradient is rank one, dE/dv w w'.
+  struct Combo {
+    const PriorTerm* term;
+    std::vector<std::pair<Index, double>> weights;  // (column, w_j)
+    double d_var = 0.0;                             // meanfield: dE/dv at the last gradient, for hessian_times
+  };
+  // A factor's correlated effects r_g ~ MVN(0, diag(sd) L L' diag(sd)) with L ~ LKJ(eta), under
+  // meanfield: given psi = (sd, L), sum_g E log MVN(r_g) depends on r only through
+  // M = sum_g (m_g m_g' + diag(s_g^2)), so it is exact in r (the pseudo-groups chol(M) through the
+  // same density op) and a sample average over fixed draws of psi alone (dimension K(K+1)/2).
+  struct Correlated {
+    const GroupPrior* group;
+    std::vector<ad::ColumnTransform> sd_transforms, L_transforms;
+    Eigen::MatrixXd xi;      // fixed standard normals, draws x (K + K(K-1)/2)
+    Eigen::MatrixXd A;       // E[Sigma(psi)^-1] at the last gradient
   };
   struct Sampled {
-    const PriorTerm* term;
+    const PriorTerm* term;       // a prior term, or
+    const GroupPrior* group = nullptr;  // a factor's correlated effects (fullrank)
     std::vector<Index> columns;                   // the term's and its hyperparameters' columns, sorted
     std::vector<ad::ColumnTransform> transforms;  // theirs
     Eigen::MatrixXd eps;                          // K x |columns| (meanfield) or K x P (fullrank)
     Eigen::MatrixXd adj;                          // the last gradient draws, K x |columns| (scaled 1/K)
     Eigen::VectorXd sd;                           // meanfield: the columns' sd at that point
+    std::vector<std::vector<ad::ColumnTransform>> block_transforms;  // a group term's, kept for the tape
   };
   struct OffDiagonal {
     Index i, k;
@@ -84,6 +107,8 @@ class ExpectedPrior {
   double scale_value(const Scale& s, const vi::GaussianQ& q, vi::ExpectationGradient* grad);
   double sampled_value(Sampled& s, const vi::GaussianQ& q, vi::ExpectationGradient* grad,
                        Eigen::MatrixXd* lbar);
+  double combo_value(Combo& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad);
+  double correlated_value(Correlated& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad);
   // Adds g to G_ik (ordered pair): meanfield keeps the diagonal in d_var and the rest here.
   void add_cov(vi::ExpectationGradient* grad, bool dense, Index i, Index k, double g);
 
@@ -94,6 +119,8 @@ class ExpectedPrior {
   std::vector<Grid> grids_;
   std::vector<Scale> scales_;
   std::vector<Sampled> sampled_;
+  std::vector<Combo> combos_;
+  std::vector<Correlated> correlated_;  // meanfield's way with correlated factors (sampled_ holds fullrank's)
   ad::Tape tape_;
   Eigen::MatrixXd z_, z_adj_;
   Eigen::VectorXd d_var_;                  // meanfield: the prior's diagonal G at the last gradient

@@ -113,6 +113,9 @@ class Model {
   // (for the exact method, which takes each term's expectation its own way).
   const std::vector<PriorTerm>& prior_terms() const { return priors_; }
   const std::vector<ad::ColumnTransform>& transforms() const { return transforms_; }
+  // beta's column means (a centered alpha prior is on alpha + means . beta) and where beta sits.
+  const Eigen::VectorXd& column_means() const { return column_means_; }
+  Index beta_offset() const { return beta_offset_; }
   // Outputs: constrained values with every correlation block as Omega's entries (cor_F.i.j).
   Eigen::MatrixXd output_values(const Eigen::Ref<const Eigen::MatrixXd>& theta) const;
   void to_output(Eigen::Ref<Eigen::MatrixXd> constrained) const;

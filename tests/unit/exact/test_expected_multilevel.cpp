@@ -1,0 +1,186 @@
+// The exact expected log joint of multilevel models (support/multilevel_fixture.hpp: a factor
+// with correlated intercept and two slopes under LKJ(2), and a factor of varying intercepts),
+// every likelihood and both families: the gradient against central differences of the value
+// (the correlated factor's prior is a sample average over fixed draws, smooth in q), the value
+// against a Monte Carlo average of the AD log joint, meanfield's Hessian-vector product against
+// differences of the gradient where every term is exact, the centred intercept prior, and the
+// same bits for 1, 2 and 3 threads and for chunks that lost rows.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "exact_fixtures.hpp"
+#include "inference/rng/normal_stream.hpp"
+#include "support/multilevel_fixture.hpp"
+
+using namespace bvi;
+
+namespace {
+
+const char* const kLikelihoods[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log",
+                                    "normal"};
+
+// Model variants: correlated (factor a as the fixture has it) or with every factor independent,
+// and alpha's prior on the intercept at the column means or on alpha itself.
+models::Model variant(const test::MultilevelData<double>& d, const std::string& lik, bool correlated, bool centred) {
+  spec::ModelConfig c = test::logistic_config(true, {0.0}, {2.0});
+  c.likelihood = lik;
+  c.alpha_prior_centered = centred;
+  if (lik == "normal") c.priors["sigma"] = test::simple_prior("sigma", "half_normal", {{"scale", 2.0}});
+  c.priors["sd_a"] = test::simple_prior("sd_a", "half_normal", {{"scale", 1.5}});
+  c.priors["sd_b"] = test::simple_prior("sd_b", "half_normal", {{"scale", 1.0}});
+  if (correlated) c.priors["cor_a"] = test::simple_prior("cor_a", "lkj", {{"eta", 2.0}});
+  models::ModelShape shape = models::ModelShape::plain(test::feature_names(static_cast<int>(d.x.cols())));
+  shape.groups.push_back({"a", "a", d.groups[0].levels, {"(Intercept)", "s1", "s2"}, correlated});
+  shape.groups.push_back({"b", "b", d.groups[1].levels, {"(Intercept)"}, true});
+  shape.column_means = d.x.colwise().mean().transpose();
+  return models::Model::build(c, shape, {true});
+}
+
+struct Setup {
+  test::MultilevelData<double> data;
+  models::Model model;
+  reduce::SerialCommunicator comm;
+  std::unique_ptr<reduce::ChunkReducer> reducer;
+  std::unique_ptr<models::ExpectedLogJoint<double>> expected;
+  models::DataView<double> view;
+  Setup(const std::string& lik, bool correlated, bool centred, Eigen::Index n = 240, int threads = 1)
+      : data(test::multilevel_data<double>(n, 3, 5, 3, 13)), model(variant(data, lik, correlated, centred)) {
+    for (auto& g : data.groups)
+      for (Eigen::Index i = 0; i < g.slopes.size(); ++i) g.slopes.data()[i] *= 0.5;
+    if (lik == "poisson_log" || lik == "normal") {
+      std::mt19937_64 rng(3);
+      std::poisson_distribution<int> pois(1.5);
+      for (Eigen::Index i = 0; i < data.y.size(); ++i) data.y[i] = lik == "normal" ? data.y[i] + 0.3 : pois(rng);
+    }
+    reducer = std::make_unique<reduce::ChunkReducer>(reduce::ShardPlan::make(n, 64), comm, threads);
+    view = data.view();
+    if (lik == "binomial_logit") view.trials = data.trials.data();
+    if (lik == "poisson_log") view.offset = data.offset.data();
+    expected = std::make_unique<models::ExpectedLogJoint<double>>(model, view, *reducer, 5);
+  }
+};
+
+void check_derivative(double fd, double analytic, double scale) {
+  CHECK(std::abs(fd - analytic) <= 2e-6 * (std::abs(analytic) + scale));
+}
+
+}  // namespace
+
+TEST_CASE("multilevel exact expected log joint: gradient against central differences") {
+  for (const char* lik : kLikelihoods)
+    for (bool correlated : {false, true})
+      for (bool dense : {false, true}) {
+        INFO(lik << (correlated ? " correlated" : " independent") << (dense ? " fullrank" : " meanfield"));
+        Setup s(lik, correlated, true);
+        const Eigen::Index P = s.model.dim();
+        const vi::GaussianQ q = test::random_q(P, dense, 21, 0.12);
+        vi::ExpectationGradient g;
+        const double e = s.expected->evaluate(q, &g);
+        REQUIRE(std::isfinite(e));
+        const double scale = 1e-3 * std::max(1.0, std::abs(e)), h = 1e-5;
+        auto value = [&](const vi::GaussianQ& x) { return s.expected->evaluate(x, nullptr); };
+        for (Eigen::Index j = 0; j < P; ++j) {
+          vi::GaussianQ a = q, b = q;
+          a.mean[j] += h;
+          b.mean[j] -= h;
+          INFO("d/dmean " << j);
+          check_derivative((value(a) - value(b)) / (2 * h), g.d_mean[j], scale);
+        }
+        if (!dense) {
+          for (Eigen::Index j = 0; j < P; ++j) {
+            vi::GaussianQ a = q, b = q;
+            const double v = q.sd[j] * q.sd[j], dv = h * v;
+            a.sd[j] = std::sqrt(v + dv);
+            b.sd[j] = std::sqrt(v - dv);
+            INFO("d/dvar " << j);
+            check_derivative((value(a) - value(b)) / (2 * dv), g.d_var[j], scale / v);
+          }
+        } else {
+          const Eigen::MatrixXd dL = 2.0 * g.d_cov * q.chol;
+          for (Eigen::Index i = 0; i < P; i += 3)
+            for (Eigen::Index k = 0; k <= i; k += 2) {
+              vi::GaussianQ a = q, b = q;
+              a.chol(i, k) += h;
+              b.chol(i, k) -= h;
+              INFO("d/dL(" << i << ", " << k << ")");
+              check_derivative((value(a) - value(b)) / (2 * h), dL(i, k), scale);
+            }
+        }
+      }
+}
+
+TEST_CASE("multilevel exact expected log joint equals a Monte Carlo average of the AD log joint") {
+  for (const char* lik : kLikelihoods)
+    for (bool correlated : {false, true})
+      for (bool dense : {false, true}) {
+        INFO(lik << (correlated ? " correlated" : " independent") << (dense ? " fullrank" : " meanfield"));
+        Setup s(lik, correlated, true, 150);
+        const Eigen::Index P = s.model.dim();
+        const vi::GaussianQ q = test::random_q(P, dense, 23, 0.2);
+        const double e = s.expected->evaluate(q, nullptr);
+        const Eigen::Index S = 40000;
+        Eigen::MatrixXd eps(S, P), zeta(S, P);
+        rng::standard_normal(77, rng::Purpose::elbo, 2, 0, eps);
+        if (dense)
+          zeta = (eps * q.chol.transpose()).rowwise() + q.mean.transpose();
+        else
+          zeta = (eps.array().rowwise() * q.sd.transpose().array()).matrix().rowwise() + q.mean.transpose();
+        models::LogJoint<double> lj(s.model, s.view, *s.reducer);
+        Eigen::VectorXd lp(S);
+        lj.evaluate(zeta, lp, nullptr, models::Scale::unconstrained);
+        const double mc = lp.mean();
+        const double se = std::sqrt((lp.array() - mc).square().sum() / double(S - 1) / double(S));
+        const double saa = s.expected->value_se();
+        INFO("exact " << e << ", Monte Carlo " << mc << " +- " << se << ", sample-average terms +- " << saa);
+        CHECK(std::abs(e - mc) <= 4.5 * std::sqrt(se * se + saa * saa));
+        if (!correlated) CHECK(saa == 0.0);
+      }
+}
+
+TEST_CASE("multilevel meanfield Hessian-vector product where every term is exact") {
+  for (const char* lik : kLikelihoods)
+    for (bool centred : {false, true}) {
+      INFO(lik << (centred ? " centred intercept prior" : ""));
+      Setup s(lik, false, centred);
+      const Eigen::Index P = s.model.dim();
+      const vi::GaussianQ q = test::random_q(P, false, 25, 0.12);
+      Eigen::VectorXd d(P);
+      for (Eigen::Index j = 0; j < P; ++j) d[j] = std::cos(0.7 * j + 1.0);
+      vi::ExpectationGradient g, ga, gb;
+      s.expected->evaluate(q, &g);
+      Eigen::VectorXd hd;
+      s.expected->hessian_times(d, hd);
+      const double h = 1e-5;
+      vi::GaussianQ a = q, b = q;
+      a.mean += h * d;
+      b.mean -= h * d;
+      s.expected->evaluate(a, &ga);
+      s.expected->evaluate(b, &gb);
+      const Eigen::VectorXd fd = (ga.d_mean - gb.d_mean) / (2 * h);
+      for (Eigen::Index j = 0; j < P; ++j) {
+        INFO("component " << j);
+        check_derivative(fd[j], hd[j], 1e-3 * (1.0 + fd.cwiseAbs().maxCoeff()));
+      }
+    }
+}
+
+TEST_CASE("multilevel exact expected log joint: same bits for 1, 2, 3 threads") {
+  for (bool dense : {false, true}) {
+    Setup one("bernoulli_logit", true, true, 3000, 1);
+    const vi::GaussianQ q = test::random_q(one.model.dim(), dense, 27, 0.1);
+    vi::ExpectationGradient g1, g;
+    const double e1 = one.expected->evaluate(q, &g1);
+    for (int threads : {2, 3}) {
+      Setup many("bernoulli_logit", true, true, 3000, threads);
+      CHECK(many.expected->evaluate(q, &g) == e1);
+      CHECK(g.d_mean == g1.d_mean);
+      if (dense)
+        CHECK(g.d_cov == g1.d_cov);
+      else
+        CHECK(g.d_var == g1.d_var);
+    }
+  }
+}
