@@ -98,6 +98,14 @@ Eigen::VectorXd conjugate_gradients(ExpectedLogDensity& density, const Eigen::Ve
   return x;
 }
 
+// Shortens `step` so that no coordinate moves more than its bound.
+void bound_step(Eigen::VectorXd& step, const Eigen::VectorXd& bounds) {
+  if (bounds.size() != step.size()) return;
+  double factor = 1.0;
+  for (Index j = 0; j < step.size(); ++j) factor = std::max(factor, std::abs(step[j]) / bounds[j]);
+  if (factor > 1.0) step /= factor;
+}
+
 Proposal propose(ExpectedLogDensity& density, const GaussianQ& q, const ExpectationGradient& g,
                  const ExactOptions& o, double forcing) {
   Proposal p;
@@ -116,6 +124,7 @@ Proposal propose(ExpectedLogDensity& density, const GaussianQ& q, const Expectat
       if (!(raw[j] > 0.25 * p.lambda[j])) p.lambda_new[j] = 0.25 * p.lambda[j];
     p.step =
         conjugate_gradients(density, g.d_mean, p.lambda_new, forcing, o.max_cg_iterations, &p.cg_iterations);
+    bound_step(p.step, o.max_mean_step);
     // No direction: meanfield's iteration is left to Anderson acceleration, which takes care of
     // its slow and its oscillating modes alike (halving its steps as well measured slower).
     return p;
@@ -141,6 +150,7 @@ Proposal propose(ExpectedLogDensity& density, const GaussianQ& q, const Expectat
     llt.compute(p.Lambda_new);
   }
   p.step = llt.solve(g.d_mean);
+  bound_step(p.step, o.max_mean_step);
   const Eigen::MatrixXd C = L.transpose() * (p.Lambda_new - p.Lambda) * L;
   p.direction.resize(P + P * P);
   p.direction << L.transpose() * p.step, Eigen::Map<const Eigen::VectorXd>(C.data(), P * P);
@@ -309,7 +319,11 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
       x << (q.mean.array() / scale_ref.array()).matrix(), p.lambda.array().log().matrix();
       gx << ((q.mean + p.step).array() / scale_ref.array()).matrix(), p.lambda_new.array().log().matrix();
       const Eigen::VectorXd xn = anderson.next(x, gx - x);
-      if (!anderson.empty() && xn.allFinite()) {
+      bool within = xn.allFinite();
+      if (o.max_mean_step.size() == P)
+        for (Index j = 0; j < P && within; ++j)
+          within = std::abs(xn[j] * scale_ref[j] - q.mean[j]) <= o.max_mean_step[j];
+      if (!anderson.empty() && within) {
         trial.dense = false;
         trial.mean = (xn.head(P).array() * scale_ref.array()).matrix();
         trial.sd = (-0.5 * xn.tail(P).array()).exp().matrix();

@@ -576,13 +576,16 @@ Config parse_config_text(const std::string& text, const std::string& path, const
     inf["optimizer"] = resolve_section(optimizer_section(opt_name), opt_in);
     cfg.inference.optimizer = read_optimizer(inf.at("optimizer"));
   } else {
-    inf["optimizer"] = nullptr;
-    for (const char* key : {"draws_per_step", "eval_elbo", "elbo_samples"}) inf[key] = nullptr;
+    // The resolved form (check --explain) leaves the Monte Carlo settings out: it is a config
+    // that fits the same, and these keys would select the other method.
+    for (const char* key : kMonteCarloKeys) inf.erase(key);
   }
   cfg.inference.algorithm = inf.at("algorithm").get<std::string>();
   cfg.inference.algorithm_auto = cfg.inference.algorithm == "auto";
   cfg.inference.tol_grad = inf.at("tol_grad").get<double>();
-  auto auto_int = [&](const char* key) { return inf.at(key).is_null() ? 0LL : inf.at(key).get<long long>(); };
+  auto auto_int = [&](const char* key) {
+    return !inf.contains(key) || inf.at(key).is_null() ? 0LL : inf.at(key).get<long long>();
+  };
   cfg.inference.draws_per_step = auto_int("draws_per_step");
   cfg.inference.max_iterations = auto_int("max_iterations");
   if (!inf.at("tol_rel_obj").is_null()) cfg.inference.tol_rel_obj = inf.at("tol_rel_obj").get<double>();
