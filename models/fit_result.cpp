@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -24,8 +23,13 @@ std::vector<std::string> split(const std::string& line) {
 }
 
 void read_draws(const std::string& path, FitResult& fit) {
-  std::ifstream in(path);
-  if (!in) throw input_error(path, "cannot open (was the fit made with --output?)");
+  std::string text;
+  try {
+    text = read_text_file(path);
+  } catch (const Error& e) {
+    throw input_error(path, e.detail() + " (was the fit made with --output?)");
+  }
+  std::istringstream in(text);
   std::string line;
   long number = 0;
   std::vector<std::string> header;
