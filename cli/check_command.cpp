@@ -5,8 +5,11 @@
 
 #include "cli/common_options.hpp"
 #include "cli/logging.hpp"
+#include "cli/memory_check.hpp"
+#include "cli/preflight.hpp"
 #include "cli/response_summary.hpp"
 #include "common/error.hpp"
+#include "common/memory_limits.hpp"
 #include "inference/reduce/collective_error.hpp"
 #include "models/priors/prior_family.hpp"
 #include "models/problem.hpp"
@@ -77,6 +80,7 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
   }
   if (o.config.empty()) throw usage_error("check: a CONFIG.json argument is required");
   const spec::Config config = reduce::collectively(comm, [&] { return spec::parse_config(o.config); });
+  const double program_bytes = process_memory().resident;
   return models::with_dtype(config, [&](auto tag) {
     using T = decltype(tag);
     const models::Problem<T> p = models::load_problem<T>(config, comm);
@@ -117,6 +121,12 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
        << " draws per step, up to " << inf.max_iterations << " iterations, tol_rel_obj "
        << (inf.tol_rel_obj ? std::to_string(*inf.tol_rel_obj) : std::string("null")) << ", seed " << inf.seed
        << "\n";
+    // What a fit of this config would need, with the default threads and draws.csv written.
+    vi::RunSizes sizes = fit_run_sizes(models::shape_of(p), resolve_threads(0), comm, false, true);
+    sizes.program_bytes = program_bytes;
+    const MemoryVerdict memory = judge_memory(sizes, comm);
+    os << "memory      fit: " << describe(memory) << (comm.size() > 1 ? ", per rank" : "")
+       << (memory.fits() ? "" : " (too much: fit would stop with exit 71)") << "\n";
     reduce::collectively(comm, [&] {
       if (comm.is_root()) print(os.str());
     });

@@ -130,7 +130,7 @@ std::optional<MemoryLimit> hierarchy_limit(const std::string& root, bool v2) {
     if (!text.empty() && text.compare(0, 3, "max") != 0 && (in >> bytes) && bytes >= 0 &&
         bytes < kUnlimited && (!best || bytes < best->bytes)) {
       const std::string shown = (d / file).string().substr(root.size());
-      best = MemoryLimit{bytes, std::string("the cgroup's ") + file + " (" + shown + ")", dir.string()};
+      best = MemoryLimit{bytes, "the cgroup limit " + shown, dir.string()};
     }
     if (d == top || !d.has_parent_path() || d.parent_path() == d) break;
   }
@@ -157,7 +157,7 @@ std::optional<MemoryLimit> cgroup_memory_limit(const std::string& root) {
 std::optional<MemoryLimit> address_space_limit() {
   rlimit r{};
   if (::getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return std::nullopt;
-  return MemoryLimit{static_cast<double>(r.rlim_cur), "the address-space limit RLIMIT_AS (ulimit -v)", ""};
+  return MemoryLimit{static_cast<double>(r.rlim_cur), "RLIMIT_AS (ulimit -v)", ""};
 }
 
 double thread_stack_bytes() {
@@ -169,7 +169,7 @@ double thread_stack_bytes() {
 std::optional<MemoryLimit> available_memory(const std::string& root) {
   const double bytes = kib_field(read_small_file(root + "/proc/meminfo"), "MemAvailable");
   if (bytes < 0) return std::nullopt;
-  return MemoryLimit{bytes, "the memory available on this machine (MemAvailable in /proc/meminfo)", ""};
+  return MemoryLimit{bytes, "MemAvailable (/proc/meminfo)", ""};
 }
 
 }  // namespace bvi

@@ -11,7 +11,7 @@ namespace bvi {
 
 struct MemoryLimit {
   double bytes = 0;
-  std::string source;  // where it comes from, for messages: "cgroup memory.max (/sys/fs/cgroup/...)"
+  std::string source;  // where it comes from, for messages: "the cgroup limit /sys/fs/cgroup/.../memory.max"
   std::string id;      // the cgroup's folder (processes in one share its limit); empty for the others
 };
 

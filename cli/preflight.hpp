@@ -1,0 +1,42 @@
+#pragma once
+// What fit checks before its first iteration and, where it can, before it loads the data, so that
+// a run that cannot finish fails in seconds rather than after hours of work: every path it will
+// write (the checkpoint's folder and the output folder, each locked against a second run), the
+// checkpoint it resumes (readable, a checkpoint, of this config, seed and data, with a state that
+// fits the run), and the memory budget. Every MPI rank takes part and all exit with the same code.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/fit_command.hpp"
+#include "cli/memory_check.hpp"
+#include "common/output_lock.hpp"
+#include "inference/advi.hpp"
+#include "inference/memory_estimate.hpp"
+#include "inference/reduce/communicator.hpp"
+#include "models/problem_shape.hpp"
+
+namespace bvi::cli {
+
+struct FitPreflight {
+  std::string fingerprint;  // of this run (config, seed, data shape), for the checkpoints it writes
+  std::optional<vi::AdviState> resume;
+  MemoryVerdict memory;
+  std::vector<OutputLock> locks;  // on rank 0: the output folder and the checkpoint, until the run ends
+};
+
+// Errors: 73 for an output path, 66 for a --resume file that cannot be read, 78 for one that is not
+// a checkpoint of this run, the data's own (65, 66, 78) from its header and scan, 71 over the
+// memory budget (unless skipped; then a warning).
+FitPreflight preflight_fit(const FitOptions& options, const spec::Config& config, int threads,
+                           reduce::Communicator& comm);
+
+// A run's identity for checkpoints: the resolved config (seed included), the rows, the parameters.
+std::string run_fingerprint(const spec::Config& resolved, long long rows, long long dim);
+
+// The sizes the memory estimate takes, for a fit of `shape` on this rank (all but program_bytes,
+// which the caller measures before it loads anything).
+vi::RunSizes fit_run_sizes(const models::ProblemShape& shape, int threads, const reduce::Communicator& comm,
+                           bool checkpoints, bool output_files);
+
+}  // namespace bvi::cli
