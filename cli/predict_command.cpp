@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <unordered_map>
@@ -63,6 +64,8 @@ std::string join(const std::vector<std::string>& v) {
 int run_predict(const PredictOptions& o) {
   setup_logging(o.log_level);
   const spec::Config config = spec::parse_config(o.config);
+  // Before the work: a --metrics file that cannot be written fails now, not after the predictions.
+  if (!o.metrics.empty()) prepare_output_file(o.metrics);
   models::FitResult fit = models::read_fit(o.fit);
 
   // The fit must be a fit of this model: the same likelihood and the same parameters.
@@ -125,7 +128,17 @@ int run_predict(const PredictOptions& o) {
       0, n, columns, has_y ? response->second : -1, [&lik](double v) { return lik.check_response(v); },
       extras, row_check, x.data(), has_y ? y.data() : nullptr, extra_values.data());
   // New rows are standardized with the training statistics, never their own.
-  if (fit.center.size() > 0) data::apply_standardization(x, fit.center, fit.scale);
+  if (fit.center.size() > 0) {
+    data::apply_standardization(x, fit.center, fit.scale);
+    // A center and scale from a summary.json can push a finite value out of range.
+    for (Eigen::Index i = 0; i < x.rows(); ++i)
+      for (Eigen::Index j = 0; j < x.cols(); ++j)
+        if (!std::isfinite(x(i, j)))
+          throw data_error((std::filesystem::path(o.fit) / "summary.json").string(),
+                           "its standardization turns feature '" + fit.features[static_cast<std::size_t>(j)] +
+                               "' of data row " + std::to_string(i + 1) +
+                               " into a number that is not finite");
+  }
   Eigen::VectorXd trials, offset;
   if (trials_slot >= 0) trials = extra_values.col(trials_slot);
   if (offset_slot >= 0 || exposure_slot >= 0) {
