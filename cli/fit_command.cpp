@@ -152,6 +152,7 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
     if (std::fwrite(summary.data(), 1, summary.size(), stdout) != summary.size() || std::fflush(stdout) != 0)
       throw output_error("stdout", "cannot write the summary");
   });
+  log_peak_memory(pre);
   return 0;
 }
 

@@ -58,7 +58,7 @@ std::string format_bytes(double bytes) {
   if (bytes >= 1e9)
     std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1e9);
   else
-    std::snprintf(buf, sizeof buf, "%.0f MB", std::ceil(bytes / 1e6));
+    std::snprintf(buf, sizeof buf, "%.1f MB", bytes / 1e6);
   return buf;
 }
 

@@ -33,7 +33,7 @@ std::string over_budget_message(const MemoryVerdict& verdict, const vi::RunSizes
 // "about 110 MB at peak; may use 23.1 GB (MemAvailable ...)", for check and the log.
 std::string describe(const MemoryVerdict& verdict);
 
-// "1.21 GB", "940 MB" (decimal units, as free and df print with -H).
+// "1.21 GB", "940.5 MB" (decimal units, as free and df print with -H).
 std::string format_bytes(double bytes);
 
 // --skip-memory-check, or BAYES_VI_SKIP_MEMORY_CHECK set to anything but "" or "0".

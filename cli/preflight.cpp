@@ -45,6 +45,11 @@ std::string read_resume_text(const std::string& path, reduce::Communicator& comm
 
 }  // namespace
 
+void log_peak_memory(const FitPreflight& p) {
+  cli_logger().debug("memory: peak resident " + format_bytes(process_memory().peak_resident) +
+                     " (VmHWM), estimated " + format_bytes(p.memory.estimate.peak));
+}
+
 std::string run_fingerprint(const spec::Config& resolved, long long rows, long long dim) {
   return vi::fingerprint_of(resolved.resolved.dump() + "|rows=" + std::to_string(rows) +
                             "|dim=" + std::to_string(dim));

@@ -31,6 +31,9 @@ struct FitPreflight {
 FitPreflight preflight_fit(const FitOptions& options, const spec::Config& config, int threads,
                            reduce::Communicator& comm);
 
+// At the end of a fit: its peak resident set against the estimate, in the debug log.
+void log_peak_memory(const FitPreflight& preflight);
+
 // A run's identity for checkpoints: the resolved config (seed included), the rows, the parameters.
 std::string run_fingerprint(const spec::Config& resolved, long long rows, long long dim);
 

@@ -144,6 +144,7 @@ ProcessMemory process_memory(const std::string& root) {
   ProcessMemory m;
   m.resident = std::max(0.0, kib_field(status, "VmRSS"));
   m.mapped = std::max(0.0, kib_field(status, "VmSize"));
+  m.peak_resident = std::max(0.0, kib_field(status, "VmHWM"));
   return m;
 }
 

@@ -15,11 +15,12 @@ struct MemoryLimit {
   std::string id;      // the cgroup's folder (processes in one share its limit); empty for the others
 };
 
-// This process now: resident (VmRSS) and mapped (VmSize) bytes, from /proc/self/status; zeros
-// when that cannot be read.
+// This process now: resident (VmRSS) and mapped (VmSize) bytes, and the peak resident set so far
+// (VmHWM), from /proc/self/status; zeros when that cannot be read.
 struct ProcessMemory {
   double resident = 0;
   double mapped = 0;
+  double peak_resident = 0;
 };
 ProcessMemory process_memory(const std::string& root = "");
 

@@ -118,12 +118,15 @@ TEST_CASE("MemAvailable and this process's resident and mapped sizes") {
   REQUIRE(available);
   CHECK(available->bytes == 1000 * 1024.0);
   r.file("proc/self/status",
-         "Name:\tbayes-vi\nVmPeak:\t   13016 kB\nVmSize:\t   13000 kB\nVmRSS:\t    7376 kB\n");
+         "Name:\tbayes-vi\nVmPeak:\t   13016 kB\nVmSize:\t   13000 kB\nVmHWM:\t    8000 kB\nVmRSS:\t    7376 "
+         "kB\n");
   const bvi::ProcessMemory m = bvi::process_memory(r.root());
   CHECK(m.resident == 7376 * 1024.0);
   CHECK(m.mapped == 13000 * 1024.0);
+  CHECK(m.peak_resident == 8000 * 1024.0);
   // This process, for real: something is resident, and no more than is mapped.
   const bvi::ProcessMemory self = bvi::process_memory();
   CHECK(self.resident > 0);
   CHECK(self.mapped >= self.resident);
+  CHECK(self.peak_resident >= self.resident);
 }
