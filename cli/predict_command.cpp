@@ -171,6 +171,7 @@ int run_predict(const PredictOptions& o) {
   }
 
   nlohmann::ordered_json metrics;
+  std::string report;  // the metrics in one line for stderr, once the metrics file is written
   if (has_y && lik.response_kind() == models::ResponseKind::binary) {
     const models::BinaryMetrics m = models::binary_metrics(pred.mean, y, pred.lpd);
     metrics["rows"] = m.rows;
@@ -184,8 +185,7 @@ int run_predict(const PredictOptions& o) {
     std::snprintf(line, sizeof line,
                   "%ld rows: mean log predictive density %.6g, accuracy %.4f, Brier %.4f, ROC AUC %.4f",
                   m.rows, m.mean_lpd, m.accuracy, m.brier, m.auc);
-    cli_logger().info(line);
-    std::fprintf(stderr, "%s\n", line);
+    report = line;
   } else if (has_y) {
     const models::PointMetrics m = models::point_metrics(pred.mean, y, pred.lpd);
     metrics["rows"] = m.rows;
@@ -196,12 +196,15 @@ int run_predict(const PredictOptions& o) {
     char line[200];
     std::snprintf(line, sizeof line, "%ld rows: mean log predictive density %.6g, RMSE %.6g, MAE %.6g",
                   m.rows, m.mean_lpd, m.rmse, m.mae);
-    cli_logger().info(line);
-    std::fprintf(stderr, "%s\n", line);
+    report = line;
   } else if (!o.metrics.empty()) {
     throw data_error(file_line(path, 1), "no response column '" + fit.response + "': metrics need it");
   }
   if (!o.metrics.empty()) write_file_atomically(o.metrics, metrics.dump(2) + "\n");
+  if (!report.empty()) {
+    cli_logger().info(report);
+    std::fprintf(stderr, "%s\n", report.c_str());
+  }
   if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
     throw output_error("stdout", "cannot write the predictions");
   return 0;
