@@ -9,7 +9,8 @@
 #   scripts/fuzz.sh 1800 csv                             # half an hour on the CSV reader
 #
 # Needs clang and libFuzzer: scripts/install-deps.sh --fuzz. Environment: BVI_FUZZ_CXX (the
-# compiler, default clang++-14 or clang++), BVI_FUZZ_BUILD (the build folder), BVI_FUZZ_JOBS.
+# compiler, default clang++-14 or clang++), BVI_FUZZ_BUILD (the build folder), BVI_FUZZ_JOBS,
+# BVI_FUZZ_CONFIGURED (see below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,12 +32,16 @@ cxx=${BVI_FUZZ_CXX:-}
 if [[ -z "$cxx" ]]; then
   for c in clang++-14 clang++; do command -v "$c" >/dev/null && { cxx=$c; break; }; done
 fi
-[[ -n "$cxx" ]] || { echo "fuzz: no clang++ (scripts/install-deps.sh --fuzz installs it)" >&2; exit 69; }
 build=${BVI_FUZZ_BUILD:-build-fuzz}
 jobs=${BVI_FUZZ_JOBS:-$(nproc)}
 
-cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DBVI_FUZZ=ON -DBVI_TESTS=OFF -DBVI_SANITIZERS=OFF \
-      -DBVI_NATIVE=OFF -DCMAKE_BUILD_TYPE=Fuzz "-DCMAKE_CXX_FLAGS_FUZZ=-O1" >/dev/null
+# BVI_FUZZ_CONFIGURED=1: the folder is a tree configured with BVI_FUZZ already (ctest's sanitizer
+# build, which fuzz_smoke reuses); only the targets are built.
+if [[ "${BVI_FUZZ_CONFIGURED:-0}" != 1 ]]; then
+  [[ -n "$cxx" ]] || { echo "fuzz: no clang++ (scripts/install-deps.sh --fuzz installs it)" >&2; exit 69; }
+  cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DBVI_FUZZ=ON -DBVI_TESTS=OFF -DBVI_SANITIZERS=OFF \
+        -DBVI_NATIVE=OFF -DCMAKE_BUILD_TYPE=Fuzz "-DCMAKE_CXX_FLAGS_FUZZ=-O1" >/dev/null
+fi
 cmake --build "$build" -j"$jobs" --target "${targets[@]/#/fuzz_}" >/dev/null
 
 # Errors end the run (abort_on_error makes libFuzzer keep the input); leaks count as crashes.
