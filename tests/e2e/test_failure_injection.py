@@ -46,6 +46,16 @@ def valid_checkpoint(text):
     return checksum == fnv1a(json.dumps(doc, separators=(",", ":"), sort_keys=True))
 
 
+def write_logistic_csv(path, rows, features, seed=13):
+    rng = random.Random(seed)
+    lines = ["%s,y" % ",".join("x%d" % (j + 1) for j in range(features))]
+    for _ in range(rows):
+        lines.append(",".join("%.5f" % rng.gauss(0, 1) for _ in range(features)) + ",%d" % (rng.random() < 0.5))
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
 def small_tmpfs(test, size):
     """A tmpfs of `size` bytes mounted for the test, or None where mounting is not allowed."""
     if os.geteuid() != 0 or not shutil.which("mount"):
@@ -82,35 +92,35 @@ class FullDisk(ErrorTestCase):
         self.assertEqual(snapshot(out), before, "the previous outputs, byte for byte, and nothing else")
 
     def test_a_checkpoint_past_the_file_size_limit(self):
+        # 50 features: a natural-gradient checkpoint of ~60 kB (the 51 x 51 curvature). Limits stay
+        # above 1 kB: LLVM's OpenMP runtime (the clang sanitizer build) sizes a 1 kB shared-memory
+        # file at start-up, which a smaller limit makes it fail.
+        wide = good_config(write_logistic_csv(self.path("data.csv"), 300, 50))
+        wide["inference"] = {"max_iterations": 20, "output_draws": 100, "seed": 7}  # the natural optimizer
+        cfg = self.write_json(wide, "wide.json")
         state = self.path("state.ckpt")
-        self.assert_ok(self.run_bvi(["fit", self.cfg, "--quiet", "--checkpoint", state, "--checkpoint-every", "10"]))
+        self.assert_ok(self.run_bvi(["fit", cfg, "--quiet", "--checkpoint", state, "--checkpoint-every", "10"]))
         with open(state) as f:
             good = f.read()
         self.assertTrue(valid_checkpoint(good))
-        p = self.fsize(len(good) // 2, ["fit", self.cfg, "--quiet", "--checkpoint", state, "--checkpoint-every", "5",
-                                         "--seed", "9"])
+        self.assertGreater(len(good), 40000)
+        p = self.fsize(20000, ["fit", cfg, "--quiet", "--checkpoint", state, "--checkpoint-every", "5", "--seed", "9"])
+        self.assertNotEqual(p.returncode, -signal.SIGXFSZ, "killed by SIGXFSZ")
         self.assert_fails(p, CANT_CREATE, state, "File too large")
         with open(state) as f:
             self.assertEqual(f.read(), good)
-        self.assertEqual(sorted(os.listdir(self.tmp)), ["config.json", "state.ckpt"])
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["config.json", "data.csv", "state.ckpt", "wide.json"])
         # And it still resumes.
-        self.assert_ok(self.run_bvi(["fit", self.cfg, "--quiet", "--resume", state]))
+        self.assert_ok(self.run_bvi(["fit", cfg, "--quiet", "--resume", state]))
 
-    def test_predict_metrics_and_simulate_past_the_file_size_limit(self):
-        out = self.path("out")
-        self.assert_ok(self.run_bvi(["fit", self.cfg, "--output", out, "--quiet"]))
-        metrics = self.write("m.json", "previous\n")
-        p = self.fsize(50, ["predict", self.cfg, "--fit", out, "--metrics", metrics])
-        self.assert_fails(p, CANT_CREATE, metrics, "File too large")
-        with open(metrics) as f:
-            self.assertEqual(f.read(), "previous\n")
+    def test_simulated_data_past_the_file_size_limit(self):
         data = self.write("sim.csv", "previous\n")
         p = self.fsize(10000, ["simulate", "--rows", "1000", "--features", "5", "--seed", "1", "--output", data,
                                "--truth", self.path("t.csv")])
         self.assert_fails(p, CANT_CREATE, data, "File too large")
         with open(data) as f:
             self.assertEqual(f.read(), "previous\n")
-        self.assertEqual(sorted(os.listdir(self.tmp)), ["config.json", "m.json", "out", "sim.csv"])
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["config.json", "sim.csv"])
 
     def test_a_small_tmpfs_that_fills_up(self):
         disk = small_tmpfs(self, 256 * 1024)
@@ -132,7 +142,10 @@ class FullDisk(ErrorTestCase):
         with open(state) as f:
             good_state = f.read()
         self.assertTrue(valid_checkpoint(good_state))
-        # A checkpoint on a disk with no room for it.
+        metrics = os.path.join(disk, "m.json")
+        with open(metrics, "w") as f:
+            f.write("previous\n")
+        # A checkpoint on a disk with no room for it (an empty file, the probe, still fits).
         filler = os.path.join(disk, "filler")
         fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
         try:
@@ -147,7 +160,12 @@ class FullDisk(ErrorTestCase):
         self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
         with open(state) as f:
             self.assertEqual(f.read(), good_state)
-        self.assertEqual(sorted(os.listdir(disk)), ["filler", "out", "state.ckpt"])
+        # And predict's metrics file.
+        p = self.run_bvi(["predict", self.cfg, "--fit", out, "--metrics", metrics])
+        self.assert_fails(p, CANT_CREATE, metrics, "No space left on device")
+        with open(metrics) as f:
+            self.assertEqual(f.read(), "previous\n")
+        self.assertEqual(sorted(os.listdir(disk)), ["filler", "m.json", "out", "state.ckpt"])
 
 
 class KilledWhileCheckpointing(ErrorTestCase):
@@ -155,17 +173,14 @@ class KilledWhileCheckpointing(ErrorTestCase):
         # 51 parameters: a natural-gradient checkpoint of ~70 kB (its 51 x 51 curvature), written
         # every iteration, so a kill often lands inside a write.
         rng = random.Random(13)
-        rows, features = 10000, 50
-        lines = ["%s,y" % ",".join("x%d" % (j + 1) for j in range(features))]
-        for i in range(rows):
-            x = [rng.gauss(0, 1) for _ in range(features)]
-            lines.append(",".join("%.5f" % v for v in x) + ",%d" % (rng.random() < 0.5))
-        data = self.write("data.csv", "\n".join(lines) + "\n")
+        data = write_logistic_csv(self.path("data.csv"), 10000, 50)
         cfg = good_config(data)
         cfg["inference"] = {"max_iterations": 150, "eval_elbo": 10, "output_draws": 100, "seed": 5}
         cfg = self.write_json(cfg)
         state = self.path("state.ckpt")
-        whole = self.run_bvi(["fit", cfg, "--quiet", "--output", self.path("whole")])
+        # (Timeouts for a sanitizer build, several times slower.)
+        whole = subprocess.run([BINARY, "fit", cfg, "--quiet", "--output", self.path("whole")], capture_output=True,
+                               text=True, timeout=900)
         self.assert_ok(whole)
 
         kills = resumed = 0
@@ -175,8 +190,16 @@ class KilledWhileCheckpointing(ErrorTestCase):
             if os.path.exists(state):
                 args += ["--resume", state]
                 resumed += 1
+            before = os.stat(state).st_mtime_ns if os.path.exists(state) else None
             proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            time.sleep(rng.uniform(0.02, 0.4))
+            # Once this run has written a checkpoint of its own (so every round makes progress,
+            # however slow the build), at a random moment of the writes that follow.
+            deadline = time.time() + 300
+            while proc.poll() is None and time.time() < deadline:
+                if os.path.exists(state) and os.stat(state).st_mtime_ns != before:
+                    break
+                time.sleep(0.005)
+            time.sleep(rng.uniform(0.0, 0.3))
             if proc.poll() is None:
                 proc.send_signal(signal.SIGKILL)
                 kills += 1
@@ -195,7 +218,8 @@ class KilledWhileCheckpointing(ErrorTestCase):
         self.assertGreater(resumed, 5)
         # However often it was killed and resumed, it ends exactly as the run that never was.
         if proc.returncode != 0:
-            self.assert_ok(self.run_bvi(["fit", cfg, "--quiet", "--output", self.path("out"), "--resume", state]))
+            self.assert_ok(subprocess.run([BINARY, "fit", cfg, "--quiet", "--output", self.path("out"), "--resume",
+                                           state], capture_output=True, text=True, timeout=900))
         self.assertEqual(snapshot(self.path("out"))["draws.csv"], snapshot(self.path("whole"))["draws.csv"])
         # A kill leaves at most its temporary files and a lock file, never anything in their place.
         for name in os.listdir(self.tmp):
