@@ -121,12 +121,16 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
        << " draws per step, up to " << inf.max_iterations << " iterations, tol_rel_obj "
        << (inf.tol_rel_obj ? std::to_string(*inf.tol_rel_obj) : std::string("null")) << ", seed " << inf.seed
        << "\n";
-    // What a fit of this config would need, with the default threads and draws.csv written.
+    // What a fit of this config would need, with the default threads and draws.csv written. On
+    // stderr: it depends on the machine and the launch (threads, ranks), where the report on
+    // stdout depends on the config and the data alone.
     vi::RunSizes sizes = fit_run_sizes(models::shape_of(p), resolve_threads(0), comm, false, true);
     sizes.program_bytes = program_bytes;
     const MemoryVerdict memory = judge_memory(sizes, comm);
-    os << "memory      fit: " << describe(memory) << (comm.size() > 1 ? ", per rank" : "")
-       << (memory.fits() ? "" : " (too much: fit would stop with exit 71)") << "\n";
+    if (comm.is_root())
+      std::fprintf(stderr, "memory      fit would need %s%s%s\n", describe(memory).c_str(),
+                   comm.size() > 1 ? ", per rank" : "",
+                   memory.fits() ? "" : " (too much: fit would stop with exit 71)");
     reduce::collectively(comm, [&] {
       if (comm.is_root()) print(os.str());
     });
