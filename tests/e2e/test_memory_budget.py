@@ -6,6 +6,7 @@ set the kernel measures (ru_maxrss, a count of pages, not a time: it can be asse
 
 Limits are set with prlimit --as (RLIMIT_AS), as a user or a batch system would. Sizes too slow
 for CI run with BVI_SLOW_TESTS=1."""
+import itertools
 import json
 import os
 import re
@@ -175,6 +176,99 @@ class Budget(ErrorTestCase):
         p = run_limited(["check", good], address_space=60 * 10**6)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("too much: fit would stop with exit 71", p.stderr)
+
+
+CGROUP_NUMBERS = itertools.count()
+
+
+def memory_cgroup(test, limit):
+    """A child of this process's memory cgroup limited to `limit` bytes (cgroup v1
+    memory.limit_in_bytes or v2 memory.max), removed after the test; its cgroup.procs file, or None
+    where cgroups cannot be made (not root, no delegation)."""
+    if os.geteuid() != 0:
+        return None
+    with open("/proc/self/cgroup") as f:
+        lines = [l.rstrip("\n").split(":", 2) for l in f if l.count(":") >= 2]
+    candidates = []
+    for hierarchy, controllers, path in lines:
+        if "memory" in controllers.split(","):
+            candidates.append(("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes"))
+        if hierarchy == "0" and controllers == "":
+            candidates.append(("/sys/fs/cgroup", path, "memory.max"))
+    for mount, path, limit_file in candidates:
+        parent = mount + path if os.path.isdir(mount + path) else mount
+        child = os.path.join(parent, "bvi-test-%d-%d" % (os.getpid(), next(CGROUP_NUMBERS)))
+        try:
+            os.mkdir(child)
+        except OSError:
+            continue
+        test.addCleanup(lambda c=child: os.path.isdir(c) and os.rmdir(c))
+        try:
+            with open(os.path.join(child, limit_file), "w") as f:
+                f.write(str(limit))
+        except OSError:
+            continue
+        return os.path.join(child, "cgroup.procs")
+    return None
+
+
+def in_cgroup(procs, args):
+    """`args` run as a process moved into the cgroup first (its children, mpirun's ranks, follow)."""
+    return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', procs] + args
+
+
+class CgroupBudget(ErrorTestCase):
+    """The cgroup limit a batch system sets, for real, where this process may make a cgroup."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls._data = tempfile.TemporaryDirectory()
+        cls.csv = simulate(os.path.join(cls._data.name, "d.csv"), 20000, 100)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._data.cleanup()
+
+    def fit_in(self, procs, args, launcher=()):
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                   OMPI_MCA_rmaps_base_oversubscribe="1")
+        env.pop("BAYES_VI_SKIP_MEMORY_CHECK", None)
+        return subprocess.run(in_cgroup(procs, list(launcher) + [BINARY, "fit"] + args), capture_output=True,
+                              text=True, timeout=600, env=env)
+
+    def test_over_and_within_the_cgroup_limit(self):
+        cfg = self.write_json(config(self.csv))
+        estimate = Budget.estimate(self, cfg)
+        procs = memory_cgroup(self, int(0.8 * estimate))
+        if procs is None:
+            self.skipTest("cannot make a memory cgroup here")
+        p = self.fit_in(procs, [cfg, "--threads", "1"])
+        line = self.assert_fails(p, OS_ERROR, "memory")
+        self.assertIn("under the cgroup limit /sys/fs/cgroup/", line)
+        procs = memory_cgroup(self, int(1.5 * estimate + 30e6))
+        self.assertEqual(self.fit_in(procs, [cfg, "--threads", "1", "--quiet"]).returncode, 0)
+
+    @unittest.skipUnless(shutil.which("mpirun"), "mpirun not installed")
+    def test_ranks_in_one_cgroup_share_its_limit(self):
+        # Two ranks each need somewhat more than half of what one rank needs (each holds half the
+        # rows; both hold the program, the reducer and the draws). Under a limit one rank's need
+        # would fit, two ranks' together do not.
+        cfg = self.write_json(config(self.csv))
+        mpi = [shutil.which("mpirun"), "--oversubscribe", "-n", "2"]
+        procs = memory_cgroup(self, 4 * 10**9)
+        if procs is None:
+            self.skipTest("cannot make a memory cgroup here")
+        p = self.fit_in(procs, [cfg, "--threads", "1", "--log-level", "debug", "--output", self.path("o")], mpi)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        self.assertIn("shared with 1 other rank in the same cgroup", p.stderr)
+        per_rank = estimate_in(p.stderr)
+        procs = memory_cgroup(self, int(1.5 * per_rank))
+        p = self.fit_in(procs, [cfg, "--threads", "1"], mpi)
+        self.assertEqual(p.returncode, OS_ERROR, p.stderr[-2000:])
+        ours = [l for l in p.stderr.splitlines() if l.startswith("bayes-vi:")]
+        self.assertEqual(len(ours), 1, p.stderr)
+        self.assertIn("rank 0 of this fit needs about", ours[0])
+        self.assertIn("shared with 1 other rank in the same cgroup", ours[0])
 
 
 class EstimateAgainstPeak(ErrorTestCase):
