@@ -15,7 +15,6 @@
 #include "cli/run_control.hpp"
 #include "cli/signals.hpp"
 #include "common/atomic_file.hpp"
-#include "common/read_file.hpp"
 #include "common/error.hpp"
 #include "inference/advi.hpp"
 #include "inference/checkpoint.hpp"

@@ -2,7 +2,8 @@
 
 #include <unistd.h>
 
-#include <cmath>
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
