@@ -18,14 +18,14 @@ const std::vector<std::string> kOutputFiles = {"draws.csv", "elbo.csv", "summary
 void check_outputs(const FitOptions& o, FitPreflight& p, reduce::Communicator& comm) {
   reduce::collectively(comm, [&] {
     if (!comm.is_root()) return;
-    // The checkpoint first: it creates nothing, where the output folder is created.
-    if (!o.checkpoint.empty()) {
-      prepare_output_file(o.checkpoint);
-      p.locks.emplace_back(file_lock_path(o.checkpoint), o.checkpoint);
-    }
+    // The output folder first: it is created when missing, and the checkpoint may live in it.
     if (!o.output.empty()) {
       prepare_output_dir(o.output, kOutputFiles);
       p.locks.emplace_back(folder_lock_path(o.output), o.output);
+    }
+    if (!o.checkpoint.empty()) {
+      prepare_output_file(o.checkpoint);
+      p.locks.emplace_back(file_lock_path(o.checkpoint), o.checkpoint);
     }
   });
   for (const OutputLock& lock : p.locks)

@@ -62,9 +62,16 @@ class CheckpointErrors(ErrorTestCase):
         self.assert_fails(self.run_bvi(["fit", self.cfg, "--checkpoint", state, "--output", self.path("out")]),
                           CANT_CREATE, state, "does not exist")
         self.assertFalse(os.path.exists(self.path("no")), "the checkpoint's folder is not created")
-        self.assertFalse(os.path.exists(self.path("out")), "nothing is created before the checkpoint is checked")
+        self.assertEqual(os.listdir(self.path("out")), [], "nothing written in the output folder")
         self.assert_fails(self.run_bvi(["fit", self.cfg, "--checkpoint", "/no/such/dir/state.ckpt"]), CANT_CREATE,
                           "/no/such/dir/state.ckpt")
+
+    def test_a_checkpoint_in_the_output_folder_that_is_yet_to_be_made(self):
+        cfg = self.write_json(good_config(), "seed.json")
+        out = self.path("new/out")
+        self.assert_ok(self.run_bvi(["fit", cfg, "--quiet", "--output", out, "--checkpoint", out + "/run.ckpt",
+                                     "--checkpoint-every", "5"]))
+        self.assertEqual(sorted(os.listdir(out)), ["draws.csv", "elbo.csv", "run.ckpt", "summary.json"])
 
     def test_a_checkpoint_that_is_a_folder_or_a_device(self):
         os.mkdir(self.path("state.ckpt"))
