@@ -127,13 +127,14 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
     vi::RunSizes sizes = fit_run_sizes(models::shape_of(p), resolve_threads(0), comm, false, true);
     sizes.program_bytes = program_bytes;
     const MemoryVerdict memory = judge_memory(sizes, comm);
+    reduce::collectively(comm, [&] {
+      if (comm.is_root()) print(os.str());
+    });
+    // After the report: a report that cannot be written is then the one line on stderr.
     if (comm.is_root())
       std::fprintf(stderr, "memory      fit would need %s%s%s\n", describe(memory).c_str(),
                    comm.size() > 1 ? ", per rank" : "",
                    memory.fits() ? "" : " (too much: fit would stop with exit 71)");
-    reduce::collectively(comm, [&] {
-      if (comm.is_root()) print(os.str());
-    });
     return 0;
   });
 }

@@ -267,7 +267,7 @@ class TwoRunsOneFolder(ErrorTestCase):
         second = self.run_bvi(["fit", self.write_json(good_config(), "c2.json"), "--quiet", "--output", self.path("b"),
                                "--checkpoint", state])
         self.assert_fails(second, CANT_CREATE, state, "pid %d" % first.pid)
-        self.assertFalse(os.path.exists(self.path("b")), "nothing of the second run was written")
+        self.assertEqual(os.listdir(self.path("b")), [], "nothing of the second run was written")
 
 
 if __name__ == "__main__":
