@@ -91,6 +91,11 @@ TEST_CASE("text that is no checkpoint, or of another run, is refused at the file
   damaged("{}", "not a bayes-vi checkpoint");
   // Keys of the wrong type: nlohmann's value() throws type_error for these.
   damaged("{\"format\": 1}", "not a bayes-vi checkpoint");
+  // What fuzz_checkpoint found against the parser before format 2 (after 4.0M inputs): "format"
+  // an array made nlohmann's value() throw type_error 302, which main reported as an internal error.
+  damaged("{\"eta\":null,\"fingerprint\":\"0123456788abcdef\",\"format\":[\"-0x1.4bd5d14\"],"
+          "\"trace\":[[5,\"0x1c32c7f69ep-4\"]],\"version\":1}",
+          "not a bayes-vi checkpoint");
   damaged(edited([](auto& j) { j["version"] = "2"; }), "version");
   damaged(edited([](auto& j) { j["version"] = 1; }), "another version");
   damaged(edited([](auto& j) { j["fingerprint"] = 17; }), "another config");
