@@ -6,8 +6,11 @@
 #include "cli/common_options.hpp"
 #include "cli/dropped_rows.hpp"
 #include "cli/logging.hpp"
+#include "cli/memory_check.hpp"
+#include "cli/preflight.hpp"
 #include "cli/response_summary.hpp"
 #include "common/error.hpp"
+#include "common/memory_limits.hpp"
 #include "inference/exact/exact_cost.hpp"
 #include "inference/reduce/collective_error.hpp"
 #include "models/design/design.hpp"
@@ -92,6 +95,7 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
   }
   if (o.config.empty()) throw usage_error("check: a CONFIG.json argument is required");
   const spec::Config config = reduce::collectively(comm, [&] { return spec::parse_config(o.config); });
+  const double program_bytes = process_memory().resident;
   return models::with_dtype(config, [&](auto tag) {
     using T = decltype(tag);
     const models::Problem<T> p = models::load_problem<T>(config, comm);
@@ -172,9 +176,20 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
          << inf.optimizer.name << ", " << inf.draws_per_step << " draws per step, up to "
          << inf.max_iterations << " iterations, tol_rel_obj " << tol_rel_obj << ", seed " << inf.seed << "\n";
     }
+    // What a fit of this config would need, with the default threads and draws.csv written. On
+    // stderr: it depends on the machine and the launch (threads, ranks), where the report on
+    // stdout depends on the config and the data alone.
+    vi::RunSizes sizes = fit_run_sizes(models::shape_of(p), resolve_threads(0), comm, false, true);
+    sizes.program_bytes = program_bytes;
+    const MemoryVerdict memory = judge_memory(sizes, comm);
     reduce::collectively(comm, [&] {
       if (comm.is_root()) print(os.str());
     });
+    // After the report: a report that cannot be written is then the one line on stderr.
+    if (comm.is_root())
+      std::fprintf(stderr, "memory      fit would need %s%s%s\n", describe(memory).c_str(),
+                   comm.size() > 1 ? ", per rank" : "",
+                   memory.fits() ? "" : " (too much: fit would stop with exit 71)");
     return 0;
   });
 }

@@ -13,11 +13,11 @@
 #include "cli/dropped_rows.hpp"
 #include "cli/fit_outputs.hpp"
 #include "cli/logging.hpp"
+#include "cli/preflight.hpp"
 #include "cli/run_control.hpp"
 #include "cli/signals.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
-#include "common/read_file.hpp"
 #include "inference/advi.hpp"
 #include "inference/checkpoint.hpp"
 #include "inference/exact/exact_cost.hpp"
@@ -60,6 +60,9 @@ CLI::App* setup_fit(CLI::App& app, FitOptions& o) {
                   "Continue the run saved in FILE by --checkpoint (same config and data)")
       ->check(non_empty_path())
       ->type_name("FILE");
+  cmd->add_flag("--skip-memory-check", o.skip_memory_check,
+                "Run even when the estimated peak memory exceeds what the process may use (also: "
+                "BAYES_VI_SKIP_MEMORY_CHECK=1)");
   cmd->add_flag("--composed", o.composed, "Use the generic composed AD path (for testing)")->group("");
   return cmd;
 }
@@ -69,30 +72,29 @@ namespace {
 const char* const kOutputFiles[] = {"draws.csv", "elbo.csv", "summary.json"};
 
 template <class T>
-int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& comm) {
+int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflight& pre,
+        reduce::Communicator& comm) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  const int threads = resolve_threads(o.threads);
   const bool root = comm.is_root();
   models::Problem<T> problem = models::load_problem<T>(parsed, comm, {!o.composed, 0, threads});
   const spec::Config& config = problem.config;
   reduce::ChunkReducer reducer(problem.plan, comm, threads);
   models::LogJoint<T> log_joint(problem.model, problem.view(), reducer);
 
-  // A checkpoint belongs to one config, seed and dataset.
-  const std::string fingerprint =
-      vi::fingerprint_of(config.resolved.dump() + "|rows=" + std::to_string(problem.data.total_rows) +
-                         "|dim=" + std::to_string(problem.model.dim()));
-  std::optional<vi::AdviState> resume;
-  if (!o.resume.empty()) {
-    // Rank 0 reads the file and sends its text: the other ranks need not see the same filesystem.
-    std::string text;
-    reduce::collectively(comm, [&] {
-      if (root) text = read_text_file(o.resume);
-    });
-    comm.broadcast(text, 0);
-    resume = vi::parse_checkpoint(text, fingerprint, o.resume);
-  }
+  // A checkpoint belongs to one config, seed and dataset: preflight_fit took the run's fingerprint
+  // and matched --resume against it before the data was read. The state's sizes depend on the
+  // model as loaded (its levels and groups, the automatic family), so they are checked now,
+  // before the first iteration uses them.
+  reduce::collectively(comm, [&] {
+    if (problem.data.file_rows != pre.records)
+      throw data_error(problem.data.path,
+                       "changed while it was being read (it has " + std::to_string(problem.data.file_rows) +
+                           " rows, " + std::to_string(pre.records) + " a moment ago)");
+    if (pre.resume) vi::check_resumable(*pre.resume, config.inference, problem.model.dim(), o.resume);
+  });
+  const std::string& fingerprint = pre.fingerprint;
+  const std::optional<vi::AdviState>& resume = pre.resume;
 
   warn_dropped_rows(problem.data, root);
   // Every rank runs the same loop; rank 0 alone reports and writes.
@@ -237,6 +239,7 @@ int fit(const FitOptions& o, const spec::Config& parsed, reduce::Communicator& c
     if (std::fwrite(summary.data(), 1, summary.size(), stdout) != summary.size() || std::fflush(stdout) != 0)
       throw output_error("stdout", "cannot write the summary");
   });
+  log_peak_memory(pre);
   return 0;
 }
 
@@ -249,12 +252,11 @@ int run_fit(const FitOptions& o, reduce::Communicator& comm) {
     config.inference.seed = *o.seed;
     config.resolved["inference"]["seed"] = *o.seed;
   }
-  // Fail on an unusable output folder before the work, not after it.
-  reduce::collectively(comm, [&] {
-    if (comm.is_root() && !o.output.empty())
-      prepare_output_dir(o.output, {std::begin(kOutputFiles), std::end(kOutputFiles)});
-  });
-  return models::with_dtype(config, [&](auto tag) { return fit<decltype(tag)>(o, config, comm); });
+  // Everything that can fail before the work fails now (cli/preflight.hpp).
+  const int threads = resolve_threads(o.threads);
+  FitPreflight pre = preflight_fit(o, config, threads, comm);
+  return models::with_dtype(config,
+                            [&](auto tag) { return fit<decltype(tag)>(o, config, threads, pre, comm); });
 }
 
 }  // namespace bvi::cli

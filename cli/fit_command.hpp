@@ -16,10 +16,11 @@ struct FitOptions {
   std::optional<long long> seed;
   bool quiet = false;
   std::string log_level = "info";
-  bool composed = false;  // hidden: the generic AD path instead of the fused likelihood
+  bool composed = false;   // hidden: the generic AD path instead of the fused likelihood
   std::string checkpoint;  // write the run state here every checkpoint_every iterations and on SIGTERM
   long checkpoint_every = 100;
-  std::string resume;  // continue from this checkpoint
+  std::string resume;              // continue from this checkpoint
+  bool skip_memory_check = false;  // run even when the estimated peak exceeds the memory limit
 };
 
 CLI::App* setup_fit(CLI::App& app, FitOptions& options);

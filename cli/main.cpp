@@ -1,6 +1,7 @@
 // bayes-vi: wires the subcommands, and is the one place where failures become the one-line
 // message and exit code of SPEC.md ("bayes-vi: error: WHERE: WHAT").
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -28,6 +29,10 @@ void print_error(const std::string& where, const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write past RLIMIT_FSIZE (ulimit -f) raises SIGXFSZ, whose default action kills the process
+  // before it can say why or clean up; ignored, the write fails with EFBIG and is reported as
+  // the output error it is (73), with the previous file intact.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"bayes-vi: Bayesian inference by variational approximation (ADVI) from a JSON model spec.",
                "bayes-vi"};
   app.set_version_flag("--version", bvi::kVersionLong);
@@ -94,7 +99,7 @@ int main(int argc, char** argv) {
   } catch (const bvi::Error& e) {
     return fail(e.where(), e.detail(), e.code(), e.collective());
   } catch (const std::bad_alloc&) {
-    return fail("", "out of memory", bvi::ExitCode::software, false);
+    return fail("memory", "out of memory (an allocation failed)", bvi::ExitCode::os_error, false);
   } catch (const std::exception& e) {
     return fail("internal error", e.what(), bvi::ExitCode::software, false);
   }

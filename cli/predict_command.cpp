@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <unordered_map>
@@ -110,6 +111,8 @@ Eigen::Index column_of(const std::vector<std::string>& names, const std::string&
 int run_predict(const PredictOptions& o) {
   setup_logging(o.log_level);
   spec::Config config = spec::parse_config(o.config);
+  // Before the work: a --metrics file that cannot be written fails now, not after the predictions.
+  if (!o.metrics.empty()) prepare_output_file(o.metrics);
   models::FitResult fit = models::read_fit(o.fit);
   const models::design::Design design = fit_design(fit, o.fit + "/summary.json");
 
@@ -149,6 +152,16 @@ int run_predict(const PredictOptions& o) {
                          "/data/missing \"drop\" their predictions are left empty)");
   const bool has_y = rows.y.size() > 0;
   const Eigen::Index n = rows.x.rows();
+  // New rows are standardized with the training statistics (design_from_json refused a center or
+  // scale that is not a finite number and a positive one), which can still push an extreme but
+  // finite value out of range, as can a product of columns: refused rather than predicted as nan.
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < rows.x.cols(); ++j)
+      if (!std::isfinite(rows.x(i, j)))
+        throw data_error((std::filesystem::path(o.fit) / "summary.json").string(),
+                         "its standardization turns column '" + design.columns[static_cast<std::size_t>(j)].name +
+                             "' of data row " + std::to_string(rows.record[static_cast<std::size_t>(i)] + 1) +
+                             " into a number that is not finite");
 
   models::PredictRows prows{rows.x};
   prows.y = has_y ? &rows.y : nullptr;
@@ -202,6 +215,7 @@ int run_predict(const PredictOptions& o) {
   const Eigen::VectorXd& y = rows.y;
 
   nlohmann::ordered_json metrics;
+  std::string report;  // the metrics in one line for stderr, once the metrics file is written
   if (has_y && lik.response_kind() == models::ResponseKind::binary) {
     const models::BinaryMetrics m = models::binary_metrics(pred.mean, y, pred.lpd);
     metrics["rows"] = m.rows;
@@ -215,8 +229,7 @@ int run_predict(const PredictOptions& o) {
     std::snprintf(line, sizeof line,
                   "%ld rows: mean log predictive density %.6g, accuracy %.4f, Brier %.4f, ROC AUC %.4f",
                   m.rows, m.mean_lpd, m.accuracy, m.brier, m.auc);
-    cli_logger().info(line);
-    std::fprintf(stderr, "%s\n", line);
+    report = line;
   } else if (has_y) {
     const models::PointMetrics m = models::point_metrics(pred.mean, y, pred.lpd);
     metrics["rows"] = m.rows;
@@ -227,12 +240,15 @@ int run_predict(const PredictOptions& o) {
     char line[200];
     std::snprintf(line, sizeof line, "%ld rows: mean log predictive density %.6g, RMSE %.6g, MAE %.6g",
                   m.rows, m.mean_lpd, m.rmse, m.mae);
-    cli_logger().info(line);
-    std::fprintf(stderr, "%s\n", line);
+    report = line;
   } else if (!o.metrics.empty()) {
     throw data_error(file_line(path, 1), "no response column '" + fit.response + "': metrics need it");
   }
   if (!o.metrics.empty()) write_file_atomically(o.metrics, metrics.dump(2) + "\n");
+  if (!report.empty()) {
+    cli_logger().info(report);
+    std::fprintf(stderr, "%s\n", report.c_str());
+  }
   if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
     throw output_error("stdout", "cannot write the predictions");
   return 0;

@@ -1,10 +1,21 @@
 # Configures, builds and runs the unit tests under AddressSanitizer + UBSan in ${BIN}.
-# Invoked by the ctest entry unit_tests_sanitized (tests/CMakeLists.txt).
+# Invoked by the ctest entry unit_tests_sanitized (tests/CMakeLists.txt). With FUZZ=ON (CXX is
+# clang) the tree also has the fuzz targets (BVI_FUZZ), which the ctest entry fuzz_smoke runs.
 set(flags "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all")
+if(NOT FUZZ)
+  set(FUZZ OFF)
+endif()
+# A tree configured with another compiler is configured afresh.
+if(EXISTS ${BIN}/CMakeCache.txt)
+  file(STRINGS ${BIN}/CMakeCache.txt cached REGEX "^CMAKE_CXX_COMPILER:")
+  if(NOT cached STREQUAL "CMAKE_CXX_COMPILER:FILEPATH=${CXX}" AND NOT cached STREQUAL "CMAKE_CXX_COMPILER:STRING=${CXX}")
+    file(REMOVE_RECURSE ${BIN}/CMakeCache.txt ${BIN}/CMakeFiles)
+  endif()
+endif()
 execute_process(
   COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${BIN} -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_CXX_COMPILER=${CXX}
           "-DCMAKE_CXX_FLAGS_SANITIZE=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
-          -DBVI_IS_SANITIZER_BUILD=ON -DBVI_SANITIZERS=OFF -DBVI_NATIVE=OFF
+          -DBVI_IS_SANITIZER_BUILD=ON -DBVI_SANITIZERS=OFF -DBVI_NATIVE=OFF -DBVI_FUZZ=${FUZZ}
   RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "configuring the sanitizer build failed")

@@ -77,6 +77,35 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
   }
 }
 
+namespace {
+
+// Creates and removes a file in `dir`: whether files can be created there, which permissions,
+// read-only mounts and full inode tables all decide.
+void probe_folder(const std::string& dir, const std::string& where, const std::string& what) {
+  const std::string probe = (fs::path(dir) / (".bayes-vi-probe." + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw output_error(where, what + " (" + errno_text() + ")");
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+}  // namespace
+
+void prepare_output_file(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::is_directory(st))
+    throw output_error(path, "is a folder, so the output file cannot be written there");
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw output_error(path, "exists and is not a regular file");
+  const fs::path parent = fs::path(path).parent_path();
+  const std::string dir = parent.empty() ? std::string(".") : parent.string();
+  const fs::file_status dst = fs::status(dir, ec);
+  if (!fs::exists(dst)) throw output_error(path, "the folder " + dir + " does not exist");
+  if (!fs::is_directory(dst)) throw output_error(path, dir + " is not a folder");
+  probe_folder(dir, path, "cannot create files in " + dir);
+}
+
 void prepare_output_dir(const std::string& dir, const std::vector<std::string>& names) {
   std::error_code ec;
   // Asked first: create_directories would report a file in the way only as "Not a directory".
@@ -90,11 +119,7 @@ void prepare_output_dir(const std::string& dir, const std::vector<std::string>& 
     if (fs::is_directory(target, ec))
       throw output_error(target.string(), "is a folder, so the output file cannot be written there");
   }
-  const std::string probe = (fs::path(dir) / (".bayes-vi-probe." + std::to_string(::getpid()))).string();
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw output_error(dir, "cannot create files in the output folder (" + errno_text() + ")");
-  ::close(fd);
-  ::unlink(probe.c_str());
+  probe_folder(dir, dir, "cannot create files in the output folder");
 }
 
 }  // namespace bvi

@@ -21,4 +21,10 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
 // before its work rather than after. Throws Error(ExitCode::cant_create).
 void prepare_output_dir(const std::string& dir, const std::vector<std::string>& names = {});
 
+// The same for a single output file written later (a checkpoint, predict's --metrics): its folder
+// must exist (it is not created: a mistyped folder is more likely than a wanted one), a file
+// must be creatable there (one is created and removed), and `path` must not be a folder or
+// anything but a regular file. Throws Error(ExitCode::cant_create) at `path`.
+void prepare_output_file(const std::string& path);
+
 }  // namespace bvi

@@ -10,12 +10,13 @@ namespace bvi {
 // sysexits.h codes, as SPEC.md lists them.
 enum class ExitCode : int {
   ok = 0,
-  usage = 64,        // bad command line
-  data = 65,         // bad data
-  no_input = 66,     // an input file cannot be opened
-  software = 70,     // inference failed
-  cant_create = 73,  // an output cannot be created
-  config = 78,       // bad config
+  usage = 64,         // bad command line
+  data = 65,          // bad data
+  no_input = 66,      // an input file cannot be opened
+  software = 70,      // inference failed
+  os_error = 71,      // the system cannot provide what the run needs (memory)
+  cant_create = 73,   // an output cannot be created
+  config = 78,        // bad config
   interrupted = 130,  // stopped by SIGINT (128 + 2)
   terminated = 143,   // stopped by SIGTERM, after a clean checkpoint when one was asked for (128 + 15)
 };

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -24,17 +23,34 @@ std::vector<std::string> split(const std::string& line) {
 }
 
 void read_draws(const std::string& path, FitResult& fit) {
-  std::ifstream in(path);
-  if (!in) throw input_error(path, "cannot open (was the fit made with --output?)");
+  std::string text;
+  try {
+    text = read_text_file(path);
+  } catch (const Error& e) {
+    throw input_error(path, e.detail() + " (was the fit made with --output?)");
+  }
+  std::istringstream in(text);
   std::string line;
   long number = 0;
   std::vector<std::string> header;
   std::vector<std::vector<double>> rows;
   bool mean_row_seen = false;
+  long declared = -1;  // "# output_samples=N", as fit writes it
+  const std::string kDeclared = "# output_samples=";
   while (std::getline(in, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.compare(0, kDeclared.size(), kDeclared) == 0) {
+      data::NumberStatus status = data::NumberStatus::ok;
+      double n = 0;
+      status = data::parse_number(line.substr(kDeclared.size()), n);
+      if (status == data::NumberStatus::ok && n >= 0 && n == std::floor(n)) declared = static_cast<long>(n);
+    }
     if (line.empty() || line[0] == '#') continue;
+    // A last line without its newline is where a copy or a write was cut short; its last number
+    // may have lost digits and still parse.
+    if (in.eof() && !text.empty() && text.back() != '\n')
+      throw data_error(file_line(path, number), "the last line has no end: the file is cut short");
     if (header.empty()) {
       header = split(line);
       if (header.size() < 4 || header[0] != "lp__" || header[1] != "log_p__" || header[2] != "log_g__")
@@ -61,6 +77,9 @@ void read_draws(const std::string& path, FitResult& fit) {
   }
   if (header.empty()) throw data_error(path, "no header: not a bayes-vi draws.csv");
   if (rows.empty()) throw data_error(path, "no draws (was the fit run with output_draws 0?)");
+  if (declared >= 0 && static_cast<long>(rows.size()) != declared)
+    throw data_error(path, "holds " + std::to_string(rows.size()) + " draws where its header says " +
+                               std::to_string(declared) + ": the file is cut short or was edited");
   fit.names.assign(header.begin() + 3, header.end());
   fit.draws.resize(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(fit.names.size()));
   for (size_t s = 0; s < rows.size(); ++s)
@@ -94,6 +113,11 @@ FitResult read_fit(const std::string& dir) {
       const auto k = d.at("standardization").at("scale").get<std::vector<double>>();
       if (c.size() != fit.features.size() || k.size() != fit.features.size())
         throw std::invalid_argument("standardization of the wrong size");
+      // New rows are divided by the scales: a zero, negative or non-finite one is not a fit's.
+      for (std::size_t j = 0; j < c.size(); ++j)
+        if (!std::isfinite(c[j]) || !std::isfinite(k[j]) || !(k[j] > 0))
+          throw std::invalid_argument("standardization of feature " + std::to_string(j + 1) +
+                                      " is not a finite center and a positive scale");
       fit.center = Eigen::Map<const Eigen::VectorXd>(c.data(), static_cast<Eigen::Index>(c.size()));
       fit.scale = Eigen::Map<const Eigen::VectorXd>(k.data(), static_cast<Eigen::Index>(k.size()));
     }

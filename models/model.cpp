@@ -59,11 +59,14 @@ std::vector<std::string> beta_sources(const spec::ModelConfig& config, const Mod
     if (!config.priors.count(key)) continue;
     for (Index j = t.first; j < t.first + t.count; ++j) src[static_cast<std::size_t>(j)] = key;
   }
-  for (const auto& [key, prior] : config.priors)
+  for (const auto& entry : config.priors) {
+    // Not a structured binding: clang 14 (the sanitizer and fuzz build) cannot capture one in a lambda.
+    const std::string& key = entry.first;
     if (key.compare(0, 5, "beta[") == 0 &&
         std::none_of(shape.terms.begin(), shape.terms.end(),
                      [&](const TermColumns& t) { return "beta[" + t.text + "]" == key; }))
-      throw config_error(prior.pointer, "the model has no term '" + key.substr(5, key.size() - 6) + "'");
+      throw config_error(entry.second.pointer, "the model has no term '" + key.substr(5, key.size() - 6) + "'");
+  }
   return src;
 }
 

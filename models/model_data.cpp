@@ -49,9 +49,11 @@ struct LocalRead {
   std::vector<int> numeric_vars, categorical_vars;  // design variables in the table's column order
 };
 
+// With `text_only`, only the categorical columns are read (probe_model_design): no numeric value,
+// response or extra column is parsed or checked.
 template <class T>
 LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduce::Communicator& comm,
-                        Eigen::Index block_rows) {
+                        Eigen::Index block_rows, bool text_only = false) {
   LocalRead<T> r;
   data::CsvReader reader(config.data.csv);
   const std::string header_place = file_line(config.data.csv, 1);
@@ -100,6 +102,12 @@ LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduc
     };
   const Eigen::Index first = r.plan.first_row(comm.rank(), comm.size());
   const Eigen::Index last = r.plan.last_row(comm.rank(), comm.size());
+  if (text_only) {
+    data::TableSpec text;
+    text.text = ts.text;
+    if (!text.text.empty()) r.table = data::read_table<T>(reader, text, first, last, r.plan.chunk_rows);
+    return r;
+  }
   r.table = data::read_table<T>(reader, ts, first, last, r.plan.chunk_rows);
   return r;
 }
@@ -132,6 +140,51 @@ MissingReport report_missing(const data::Table<T>& t, reduce::Communicator& comm
     m.what = msg.substr(nl + 1);
   }
   return m;
+}
+
+// The categorical variables' levels over the whole file (into the design, its columns expanded)
+// and every local row's code remapped to them. Collective.
+template <class T>
+std::vector<data::ColumnLevels> settle_levels(LocalRead<T>& r, reduce::Communicator& comm) {
+  std::vector<data::ColumnLevels> levels = data::gather_levels(r.table.levels, comm);
+  reduce::collectively(comm, [&] {
+    for (std::size_t c = 0; c < levels.size(); ++c) {
+      design::Variable& v = r.design.variables[static_cast<std::size_t>(r.categorical_vars[c])];
+      v.levels = levels[c].names;
+      v.numeric_levels = levels[c].numeric;
+      for (auto& code : r.table.codes[c]) code = levels[c].remap[static_cast<std::size_t>(code)];
+    }
+    design::expand_columns(r.design);
+  });
+  return levels;
+}
+
+// A grouping factor's groups over the whole file (a level of its variable, or an observed
+// combination of several) and each local row's group index. Collective.
+template <class T>
+std::vector<std::string> group_levels(const design::Group& g, const LocalRead<T>& r,
+                                      const std::vector<data::ColumnLevels>& levels, reduce::Communicator& comm,
+                                      std::vector<std::int32_t>& level) {
+  auto codes_of = [&r](int v) -> const std::vector<std::int32_t>& {
+    const auto c = static_cast<std::size_t>(
+        std::find(r.categorical_vars.begin(), r.categorical_vars.end(), v) - r.categorical_vars.begin());
+    return r.table.codes[c];
+  };
+  if (g.by.size() == 1) {
+    level = codes_of(g.by[0]);
+    return r.design.variables[static_cast<std::size_t>(g.by[0])].levels;
+  }
+  std::vector<std::int32_t> tuples;
+  tuples.reserve(static_cast<std::size_t>(r.table.kept) * g.by.size());
+  std::vector<const data::ColumnLevels*> parts;
+  for (int v : g.by) {
+    const auto c = static_cast<std::size_t>(
+        std::find(r.categorical_vars.begin(), r.categorical_vars.end(), v) - r.categorical_vars.begin());
+    parts.push_back(&levels[c]);
+  }
+  for (Eigen::Index i = 0; i < r.table.kept; ++i)
+    for (int v : g.by) tuples.push_back(codes_of(v)[static_cast<std::size_t>(i)]);
+  return data::gather_combinations(tuples, g.by.size(), parts, comm, level);
 }
 
 std::string rows_phrase(Eigen::Index n) {
@@ -168,16 +221,7 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
   });
 
   // Categorical levels over the whole file, and every row's global level index.
-  std::vector<data::ColumnLevels> levels = data::gather_levels(table.levels, comm);
-  reduce::collectively(comm, [&] {
-    for (std::size_t c = 0; c < levels.size(); ++c) {
-      design::Variable& v = design.variables[static_cast<std::size_t>(r.categorical_vars[c])];
-      v.levels = levels[c].names;
-      v.numeric_levels = levels[c].numeric;
-      for (auto& code : table.codes[c]) code = levels[c].remap[static_cast<std::size_t>(code)];
-    }
-    design::expand_columns(design);
-  });
+  const std::vector<data::ColumnLevels> levels = settle_levels(r, comm);
 
   // The chunks' local rows.
   LocalChunks chunks;
@@ -247,24 +291,7 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
     gd.intercept = g.intercept;
     gd.correlated = g.correlated;
     for (const auto& c : g.slopes) gd.slope_names.push_back(c.name);
-    if (g.by.size() == 1) {
-      const design::Variable& v = design.variables[static_cast<std::size_t>(g.by[0])];
-      gd.levels = v.levels;
-      gd.level = *source.levels[static_cast<std::size_t>(g.by[0])];
-    } else {
-      std::vector<std::int32_t> tuples;
-      tuples.reserve(static_cast<std::size_t>(table.kept) * g.by.size());
-      std::vector<const data::ColumnLevels*> parts;
-      for (int v : g.by) {
-        const auto c = static_cast<std::size_t>(
-            std::find(r.categorical_vars.begin(), r.categorical_vars.end(), v) - r.categorical_vars.begin());
-        parts.push_back(&levels[c]);
-      }
-      for (Eigen::Index i = 0; i < table.kept; ++i)
-        for (int v : g.by)
-          tuples.push_back((*source.levels[static_cast<std::size_t>(v)])[static_cast<std::size_t>(i)]);
-      gd.levels = data::gather_combinations(tuples, g.by.size(), parts, comm, gd.level);
-    }
+    gd.levels = group_levels(g, r, levels, comm, gd.level);
     design::fill_columns(g.slopes, source, table.kept, gd.slopes);
     d.groups.push_back(std::move(gd));
   }
@@ -294,6 +321,25 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
     design::fill_columns(design.columns, source, table.kept, d.x);
   out.design = std::move(design);
   out.plan = r.plan;
+  return out;
+}
+
+DesignProbe probe_model_design(const spec::Config& config, reduce::Communicator& comm, Eigen::Index block_rows) {
+  const std::shared_ptr<const Likelihood> lik = probe_likelihood(config.model.likelihood);
+  // float: no numeric column is read, the type only names the table.
+  LocalRead<float> r =
+      reduce::collectively(comm, [&] { return read_local<float>(config, *lik, comm, block_rows, true); });
+  const std::vector<data::ColumnLevels> levels = settle_levels(r, comm);
+  DesignProbe out;
+  for (design::Group& g : r.design.groups) {
+    std::vector<std::int32_t> level;
+    g.levels = group_levels(g, r, levels, comm, level);
+  }
+  out.design = std::move(r.design);
+  out.plan = r.plan;
+  out.records = r.records;
+  out.trials = r.trials_slot >= 0;
+  out.offset = r.offset_slot >= 0 || r.exposure_slot >= 0;
   return out;
 }
 

@@ -28,4 +28,20 @@ template <class T>
 ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& comm, Eigen::Index block_rows,
                              int threads);
 
+// The design of `config`'s model with its levels (the categorical variables', every grouping
+// factor's groups), from the header, one scan and the categorical columns alone: no numeric value
+// is parsed. What a fit checks before it loads the data (models/problem_shape.hpp). A level seen
+// only on rows that loading drops for a missing value elsewhere is counted here too, so the design
+// has at most the columns and groups of the loaded one. Errors as load_model_data's for the
+// header and the categorical columns; every rank throws the same error.
+struct DesignProbe {
+  design::Design design;  // its columns expanded, its groups' levels set
+  reduce::ShardPlan plan;
+  Eigen::Index records = 0;  // data records in the file
+  bool trials = false;       // a trials column is read
+  bool offset = false;       // an offset or exposure column is read (one offset per row)
+};
+
+DesignProbe probe_model_design(const spec::Config& config, reduce::Communicator& comm, Eigen::Index block_rows);
+
 }  // namespace bvi::models

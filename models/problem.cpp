@@ -24,22 +24,28 @@ Index default_block_rows(Index features) {
   return std::clamp<Index>(cap, 16, 512);
 }
 
+ModelShape model_shape(const design::Design& design) {
+  ModelShape shape;
+  shape.features = design.column_names();
+  for (const auto& t : design.terms) shape.terms.push_back({t.text, t.first_column, t.n_columns});
+  for (const auto& dg : design.groups) {
+    GroupShape g;
+    g.ident = dg.ident;
+    g.label = dg.label;
+    g.levels = dg.levels;
+    g.effects = dg.effect_names();
+    g.correlated = dg.correlated;
+    shape.groups.push_back(std::move(g));
+  }
+  return shape;
+}
+
 template <class T>
 Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, const LoadOptions& options) {
   ModelData<T> md = load_model_data<T>(config, comm, options.block_rows, options.threads);
   const data::Dataset<T>& d = md.data;
-  ModelShape shape;
-  shape.features = d.feature_names;
-  for (const auto& t : md.design.terms) shape.terms.push_back({t.text, t.first_column, t.n_columns});
-  for (std::size_t f = 0; f < d.groups.size(); ++f) {
-    GroupShape g;
-    g.ident = d.groups[f].ident;
-    g.label = d.groups[f].label;
-    g.levels = d.groups[f].levels;
-    g.effects = md.design.groups[f].effect_names();
-    g.correlated = d.groups[f].correlated;
-    shape.groups.push_back(std::move(g));
-  }
+  // load_model_data set the design's group levels and names its columns as the data's features.
+  ModelShape shape = model_shape(md.design);
   // The whole dataset's statistics for the default priors (and a centered intercept prior).
   reduce::ChunkReducer reducer(md.plan, comm, options.threads);
   LocalChunks chunks{d.first_chunk, d.chunk_offsets};

@@ -38,6 +38,10 @@ struct Problem {
   }
 };
 
+// What the model needs to know of a design: its columns, terms and groups (the groups' levels
+// set); column_means left empty.
+ModelShape model_shape(const design::Design& design);
+
 struct LoadOptions {
   bool fused = true;     // the fused likelihood primitive (false: composed from generic ops)
   Index block_rows = 0;  // rows per block; 0 chooses from the number of features

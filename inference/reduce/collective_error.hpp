@@ -37,7 +37,7 @@ std::invoke_result_t<F> collectively(Communicator& comm, F&& f) {
     } catch (const Error& e) {
       local = e;
     } catch (const std::bad_alloc&) {
-      local = Error(ExitCode::software, "", "out of memory");
+      local = Error(ExitCode::os_error, "memory", "out of memory (an allocation failed)");
     } catch (const std::exception& e) {
       local = Error(ExitCode::software, "internal error", e.what());
     }

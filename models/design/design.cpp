@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -350,6 +351,11 @@ Design design_from_json(const Json& j) {
       } else if (jv.contains("scale")) {
         v.center = jv.at("center").get<double>();
         v.scale = jv.at("scale").get<double>();
+        // New rows are divided by the scale: a zero, negative or non-finite one is not a fit's
+        // (and a zero would silently leave the variable unstandardized).
+        if (!std::isfinite(v.center) || !std::isfinite(v.scale) || !(v.scale > 0))
+          throw std::invalid_argument("the standardization of " + v.name +
+                                      " is not a finite center and a positive scale");
       }
       d.variables.push_back(std::move(v));
     }

@@ -2,10 +2,10 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/read_file.hpp"
 #include "models/likelihoods/likelihood.hpp"
 #include "models/priors/prior_family.hpp"
 #include "models/spec/config.hpp"
@@ -650,15 +650,11 @@ void resolve_automatic(Config& config, long long parameters, long long rows) {
 }
 
 Config parse_config(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw input_error(path, "is a directory, not a config file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(path, "cannot open the config file (" + std::string(std::strerror(errno)) + ")");
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // read_text_file refuses folders, pipes and devices without waiting on them.
+  const std::string text = read_text_file(path);
   const fs::path p(path);
   const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
-  return parse_config_text(ss.str(), path, dir);
+  return parse_config_text(text, path, dir);
 }
 
 }  // namespace bvi::spec

@@ -153,6 +153,12 @@ class InputFiles(ErrorTestCase):
         os.mkfifo(fifo)
         self.expect(self.write_json(good_config(fifo)), fifo, "regular file")
 
+    def test_config_is_a_fifo_with_no_writer(self):
+        # Opening a FIFO nobody writes to waits for a writer; the config reader must not.
+        fifo = self.path("config.json")
+        os.mkfifo(fifo)
+        self.expect(fifo, fifo, "regular file")
+
     def test_missing_params(self):
         cfg = self.write_json(good_config())
         self.assert_fails(self.run_bvi(["eval", cfg, "--params", self.path("nope.csv")]), NO_INPUT,

@@ -20,6 +20,7 @@ from bvi_fit import (PLOT_SCRIPT, SEED_CONFIG, SEED_TRUTH, parse_summary, run_fi
 from bvi_test import BINARY, SOURCE_DIR, BinaryTestCase
 
 OUTPUT_FILES = ["draws.csv", "elbo.csv", "summary.json"]
+LOCK_FILE = ".bayes-vi.lock"
 
 
 def snapshot(folder):
@@ -73,7 +74,11 @@ class AtomicOutputs(BinaryTestCase):
         if p.poll() is not None:
             self.fail("the long fit ended early (%d): %s" % (p.returncode, p.stderr.read()))
         self.kill(p)
-        self.assertEqual(snapshot(self.out), self.good, "the earlier files, byte for byte, and nothing else")
+        now = snapshot(self.out)
+        # The run's lock on the folder (common/output_lock.hpp) is left behind by SIGKILL, empty of
+        # any lock (the kernel released it); the next run takes it over.
+        self.assertEqual(now.pop(LOCK_FILE, str(p.pid).encode() + b"\n"), str(p.pid).encode() + b"\n")
+        self.assertEqual(now, self.good, "the earlier files, byte for byte, and nothing else")
 
     def test_sigkill_while_writing_leaves_the_previous_files(self):
         # 30000 output draws make draws.csv ~7 MB: its temporary file exists long enough to be seen.
@@ -96,14 +101,15 @@ class AtomicOutputs(BinaryTestCase):
             self.skipTest("never caught the fit while it was writing its files (3 tries)")
         now = snapshot(self.out)
         leftovers = sorted(set(now) - set(OUTPUT_FILES))
-        # SIGKILL cannot be caught: a staged temporary file may stay behind. It must be a
-        # temporary beside the outputs, never one of them.
+        # SIGKILL cannot be caught: a staged temporary file may stay behind, and the run's lock
+        # file. They must be beside the outputs, never one of them.
         for name in leftovers:
-            self.assertRegex(name, r"^(draws\.csv|elbo\.csv|summary\.json)\.tmp\.\d+$")
+            self.assertRegex(name, r"^((draws\.csv|elbo\.csv|summary\.json)\.tmp\.\d+|\.bayes-vi\.lock)$")
         self.assertEqual({n: now[n] for n in OUTPUT_FILES}, self.good)
-        # And the folder stays usable.
+        # And the folder stays usable, and is left tidy by a run that ends normally.
         p = run_fit([SEED_CONFIG, "--output", self.out, "--quiet", "--seed", "1"])
         self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn(LOCK_FILE, os.listdir(self.out))
         with open(os.path.join(self.out, "summary.json")) as f:
             self.assertEqual(f.read(), p.stdout)
 

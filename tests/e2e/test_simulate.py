@@ -165,6 +165,20 @@ class SimulateErrors(ErrorTestCase):
         self.cant_create(["--truth", truth], truth)
         self.assertEqual(os.listdir(self.tmp), [], "no data file without its truth, no temporary files")
 
+    def test_an_output_that_cannot_be_created_fails_before_the_work(self):
+        # 10^12 rows x 1000 features would take days: only a run that checks its outputs first ends
+        # within run_bvi's timeout.
+        missing = self.path("no/such/dir/data.csv")
+        self.cant_create_big(["--output", missing], missing)
+        truth = self.path("no/truth.csv")
+        self.cant_create_big(["--output", self.path("big.csv"), "--truth", truth], truth)
+        self.cant_create_big(["--truth", truth], truth)
+        self.assertEqual(os.listdir(self.tmp), [], "no temporary files")
+
+    def cant_create_big(self, extra, where):
+        p = self.run_bvi(simulate_args(10**12, 1000, 1, *extra))
+        return self.assert_fails(p, CANT_CREATE, where)
+
     def test_a_failed_run_leaves_the_earlier_files_alone(self):
         out = self.path("sim.csv")
         self.assert_ok(self.run_bvi(simulate_args(100, 3, 1, "--output", out)))

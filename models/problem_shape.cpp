@@ -1,0 +1,38 @@
+#include "models/problem_shape.hpp"
+
+#include "inference/reduce/collective_error.hpp"
+#include "models/default_priors.hpp"
+#include "models/model.hpp"
+#include "models/model_data.hpp"
+
+namespace bvi::models {
+
+ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& comm, Index block_rows) {
+  // The same steps, in the same order, as load_problem's, so the same input fails the same way.
+  DesignProbe probe = probe_model_design(config, comm, block_rows);
+  const design::Design& design = probe.design;
+  return reduce::collectively(comm, [&] {
+    ProblemShape s;
+    s.total_rows = probe.records;
+    s.plan = probe.plan;
+    s.rows = s.plan.last_row(comm.rank(), comm.size()) - s.plan.first_row(comm.rank(), comm.size());
+    s.features = static_cast<Index>(design.columns.size());
+    s.extra_columns = (probe.trials ? 1 : 0) + (probe.offset ? 1 : 0);
+    // The model of this design. Its default priors' numbers need the data's statistics, which
+    // are not read yet; which parameters there are does not depend on them.
+    s.config = config;
+    const ModelShape shape = model_shape(design);
+    DataScales scales;
+    scales.x_mean = Eigen::VectorXd::Zero(s.features);
+    scales.x_sd = Eigen::VectorXd::Ones(s.features);
+    fill_default_priors(s.config, shape, scales);
+    const Model model = Model::build(s.config.model, shape);
+    s.dim = model.dim();
+    // Zero rows: whether the likelihood has such terms at all (it writes nothing).
+    s.row_constants = model.likelihood().log_constants(nullptr, nullptr, 0, nullptr);
+    spec::resolve_automatic(s.config, s.dim, s.total_rows);
+    return s;
+  });
+}
+
+}  // namespace bvi::models
