@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/common_options.hpp"
 #include "cli/dropped_rows.hpp"
@@ -231,10 +234,13 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
     const std::string summary = summary_json(record).dump(2) + "\n";
     if (!o.output.empty()) {
       namespace fs = std::filesystem;
-      // The summary last: whoever sees the new summary.json sees the draws it describes.
-      write_files_atomically({{(fs::path(o.output) / kOutputFiles[0]).string(), draws_csv(record)},
-                              {(fs::path(o.output) / kOutputFiles[1]).string(), elbo_csv(record)},
-                              {(fs::path(o.output) / kOutputFiles[2]).string(), summary}});
+      // The summary last: whoever sees the new summary.json sees the draws it describes. Moved
+      // into the list, not copied (a braced list would copy draws.csv, the largest text, once more).
+      std::vector<std::pair<std::string, std::string>> files;
+      files.emplace_back((fs::path(o.output) / kOutputFiles[0]).string(), draws_csv(record));
+      files.emplace_back((fs::path(o.output) / kOutputFiles[1]).string(), elbo_csv(record));
+      files.emplace_back((fs::path(o.output) / kOutputFiles[2]).string(), summary);
+      write_files_atomically(files);
     }
     if (std::fwrite(summary.data(), 1, summary.size(), stdout) != summary.size() || std::fflush(stdout) != 0)
       throw output_error("stdout", "cannot write the summary");

@@ -182,6 +182,10 @@ std::string draws_csv(const FitRecord& r) {
   }
   out += '\n';
   const auto& d = r.final->draws;
+  // At most 25 characters a number (17 significant digits, sign, point, exponent, comma): one
+  // allocation rather than doublings, each of which briefly holds the old text beside the new.
+  out.reserve(out.size() + static_cast<std::size_t>(r.constrained_draws.rows()) *
+                               static_cast<std::size_t>(r.constrained_draws.cols() + 3) * 25);
   for (Eigen::Index s = 0; s < r.constrained_draws.rows(); ++s) {
     out += "0,";
     append_number(out, d.log_p[s]);
