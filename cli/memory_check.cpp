@@ -129,6 +129,26 @@ std::string over_budget_message(const MemoryVerdict& v, const vi::RunSizes& size
          ", or run it anyway with --skip-memory-check (or BAYES_VI_SKIP_MEMORY_CHECK=1)";
 }
 
+std::string describe_terms(const vi::MemoryEstimate& e) {
+  std::string out;
+  const std::pair<vi::Phase, const char*> phases[] = {{vi::Phase::always, "always"},
+                                                      {vi::Phase::load, "load"},
+                                                      {vi::Phase::run, "run"},
+                                                      {vi::Phase::iterations, "iterations"},
+                                                      {vi::Phase::final, "final"}};
+  for (const auto& [phase, name] : phases) {
+    std::vector<const vi::MemoryTerm*> terms;
+    for (const vi::MemoryTerm& t : e.terms)
+      if (t.phase == phase) terms.push_back(&t);
+    std::stable_sort(terms.begin(), terms.end(), [](auto* a, auto* b) { return a->bytes > b->bytes; });
+    out += std::string(out.empty() ? "" : "; ") + name + " " + format_bytes(e.phase_bytes(phase)) + " (";
+    for (std::size_t i = 0; i < terms.size(); ++i)
+      out += (i ? ", " : "") + terms[i]->what + " " + format_bytes(terms[i]->bytes);
+    out += ")";
+  }
+  return out;
+}
+
 std::string describe(const MemoryVerdict& v) {
   std::string s = "about " + format_bytes(v.estimate.peak) + " at peak";
   if (v.limit.empty()) return s + "; no limit known";

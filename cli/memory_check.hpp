@@ -33,6 +33,9 @@ std::string over_budget_message(const MemoryVerdict& verdict, const vi::RunSizes
 // "about 110 MB at peak; may use 23.1 GB (MemAvailable ...)", for check and the log.
 std::string describe(const MemoryVerdict& verdict);
 
+// The estimate's terms by phase, largest first in each: "always: data 80.8 MB, ...; load: ...".
+std::string describe_terms(const vi::MemoryEstimate& estimate);
+
 // "1.21 GB", "940.5 MB" (decimal units, as free and df print with -H).
 std::string format_bytes(double bytes);
 

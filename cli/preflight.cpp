@@ -66,17 +66,27 @@ vi::RunSizes fit_run_sizes(const models::ProblemShape& shape, int threads, const
   s.row_constants = shape.row_constants;
   // Only bernoulli_logit's fused op cuts a block into cache-sized tiles (bernoulli_logit_glm.cpp).
   s.tiled_kernel = shape.config.model.likelihood == "bernoulli_logit";
+  s.numeric_variables = shape.numeric_variables;
+  s.categorical_variables = shape.categorical_variables;
+  s.design_copy = shape.design_copy;
+  s.group_factors = shape.group_factors;
+  s.group_slopes = shape.group_slopes;
+  s.group_effects = shape.group_effects;
   s.block_rows = shape.plan.block_rows;
   s.chunks_owned =
       shape.plan.last_chunk(comm.rank(), comm.size()) - shape.plan.first_chunk(comm.rank(), comm.size());
   s.chunks_total = shape.plan.n_chunks;
   s.parameters = shape.dim;
+  s.intercept = shape.config.model.intercept;
+  s.method = inf.method;
+  s.algorithm = inf.algorithm;
+  s.optimizer = inf.optimizer.name;
   s.draws_per_step = inf.draws_per_step;
   s.elbo_samples = inf.elbo_samples;
   s.final_elbo_draws = inf.final_elbo_draws;
   s.output_draws = inf.output_draws;
-  s.algorithm = inf.algorithm;
-  s.optimizer = inf.optimizer.name;
+  s.sample_draws = shape.sample_draws;
+  s.sampled_widths.assign(shape.sampled_widths.begin(), shape.sampled_widths.end());
   s.threads = threads;
   s.ranks = comm.size();
   s.checkpoints = checkpoints;
@@ -107,6 +117,7 @@ FitPreflight preflight_fit(const FitOptions& o, const spec::Config& config, int 
   sizes.program_bytes = process_memory().resident;
   p.memory = judge_memory(sizes, comm);
   cli_logger().debug("memory: " + describe(p.memory));
+  cli_logger().debug("memory: estimated from " + describe_terms(p.memory.estimate));
   const bool skip = memory_check_skipped(o.skip_memory_check);
   const std::string message = p.memory.fits() ? "" : over_budget_message(p.memory, sizes, comm.rank());
   if (!message.empty() && skip)

@@ -15,57 +15,157 @@ double d(long long n) {
   return static_cast<double>(n);
 }
 
-// Draws in one log joint pass.
-double batch(const RunSizes& s) {
-  return d(std::min(s.draws_per_step, kLogJointBatch));
+bool fullrank(const RunSizes& s) {
+  return s.algorithm == "fullrank";
 }
 
 // Numbers of q: the mean and log sds, or the mean and a Cholesky factor.
 double family_numbers(const RunSizes& s) {
   const double P = d(s.parameters);
-  return s.algorithm == "fullrank" ? P + P * (P + 1) / 2 : 2 * P;
+  return fullrank(s) ? P + P * (P + 1) / 2 : 2 * P;
 }
 
-// The state a checkpoint holds, as numbers: q, and the optimizer's own (natural keeps meanfield's
-// P x P curvature, adam two moments, adaptive one).
-double state_numbers(const RunSizes& s) {
-  const double n = family_numbers(s), P = d(s.parameters);
-  if (s.optimizer == "natural") return n + (s.algorithm == "meanfield" ? P * P : 0);
-  if (s.optimizer == "adam") return 3 * n;
-  if (s.optimizer == "adaptive") return 2 * n;
-  return n;
+// ChunkReducer: one slot of `len` doubles (rounded up to a cache line) per owned chunk, and with
+// several ranks every chunk's slot on every rank (the gathered partials), and the total.
+double reducer_bytes(const RunSizes& s, double len) {
+  const double stride = std::ceil(len / 8) * 8 * kDouble;
+  const double slots = d(s.chunks_owned) + (s.ranks > 1 ? d(s.chunks_total) : 0);
+  return slots * stride + stride;
+}
+
+// The log joint (models/log_joint.hpp) evaluating `draws` draws, in passes of at most
+// kLogJointBatch, with their gradients or without: its tapes and batch buffers, in `phase`.
+void log_joint_terms(const RunSizes& s, long long draws, bool gradient, Phase phase,
+                     std::vector<MemoryTerm>& out) {
+  const double D = d(s.features), P = d(s.parameters), B = d(std::min(draws, kLogJointBatch));
+  // A tape per thread: a 4 MiB block, of which a row block touches (and counts as resident) the
+  // logits of one cache-sized tile (256 KiB) and GEMM packing, or for the untiled kernels the
+  // logits and the linear predictor of the whole block (B x block_rows each) and with gradients
+  // their adjoints; with gradients also the gradient of the logits with respect to beta (B x D
+  // doubles, and a float copy for float32); with grouping factors the group effects gathered per
+  // row (B x block_rows).
+  const double float_copy = s.dtype_bytes == 4 ? 4 : 0;
+  const double R = d(s.block_rows);
+  const double per_block = 0.5 * kMiB + (gradient ? B * D * (kDouble + float_copy) : 0) +
+                           (s.tiled_kernel ? 0 : B * R * (gradient ? 2 * s.dtype_bytes + kDouble : kDouble)) +
+                           (s.group_factors > 0 ? B * R * kDouble : 0);
+  out.push_back({"AD tapes (per thread)", phase, s.threads * per_block});
+  // The head tape (transforms and priors of a batch: a few B x P arrays, and their adjoints for
+  // gradients) and the batch buffers (the draws, and their gradients).
+  out.push_back({"log joint batch buffers", phase,
+                 gradient ? std::max(kMiB, 5 * B * P * kDouble) + 2 * B * P * kDouble
+                          : std::max(kMiB, 3 * B * P * kDouble) + B * P * kDouble});
+}
+
+// The reducer's slots are allocated at the first pass and only ever grow, so the largest pass's
+// slots (`len` doubles each) stay from then to the end.
+void reducer_term(const RunSizes& s, double len, const char* what, std::vector<MemoryTerm>& out) {
+  out.push_back({what, Phase::run, reducer_bytes(s, len)});
+}
+
+// draws.csv as text: about 22 characters a number (17 significant digits, sign, point, exponent,
+// comma), in one allocation (cli/fit_outputs.cpp reserves it), with --output only.
+double draws_text(const RunSizes& s) {
+  return s.output_files ? (d(s.output_draws) + 1) * (d(s.parameters) + 3) * 22 + d(s.parameters) * 200 : 0.0;
+}
+
+// checkpoint_text: a JSON tree of hex strings (a node and a heap string each, ~80 bytes) and its
+// text twice (~25 bytes per number each), at the same time.
+void checkpoint_text(const RunSizes& s, double numbers, std::vector<MemoryTerm>& out) {
+  if (s.checkpoints) out.push_back({"checkpoint text", Phase::iterations, numbers * 130});
 }
 
 // Stochastic VI with a Gaussian family (meanfield, fullrank), as inference/advi.cpp runs it.
 void monte_carlo_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   const double P = d(s.parameters), S = d(std::max(s.draws_per_step, s.elbo_samples));
+  // Gradient passes of draws_per_step draws; the ELBO's and the final report's passes are values only.
+  const double B = d(std::min(s.draws_per_step, kLogJointBatch));
+  const long long final_draws = std::max(s.final_elbo_draws, s.output_draws);
+  reducer_term(s, std::max(B + B * P, d(std::min(std::max(s.elbo_samples, final_draws), kLogJointBatch))),
+               "reducer slots (per chunk: draws x (P + 1))", out);
+  // The log joint's tapes and buffers stay from the first step to the end.
+  log_joint_terms(s, std::max(s.draws_per_step, final_draws), true, Phase::run, out);
   // ElboEstimator: eps, zeta = mu + L eps and the gradient of log p at zeta, S x P each.
   out.push_back({"draws and gradients (3 x draws_per_step x P)", Phase::iterations, 3 * S * P * kDouble});
   double matrices = 0;
   if (s.optimizer == "natural") {
-    // The regression of the gradients on the draws centres both (2 S x P); its covariances, their
-    // Cholesky factor, the curvature and its average are P x P (fullrank also keeps L, its inverse
-    // and the new covariance beside them).
-    matrices = 2 * S * P + (s.algorithm == "fullrank" ? 11 : 6) * P * P;
-  } else if (s.algorithm == "fullrank") {
+    // Meanfield's step is per coordinate, a few P-vectors (optimizers/natural_gradient.cpp);
+    // fullrank's regression centres the gradients and the draws (2 S x P), and its covariances,
+    // curvature, precisions, their factors, inverses and eigenvectors are a dozen P x P matrices.
+    matrices = fullrank(s) ? 2 * S * P + 12 * P * P : 16 * P;
+  } else if (fullrank(s)) {
     matrices = 2 * P * P;  // the Cholesky factor formed for the draws and for the gradient
   }
   matrices += 3 * family_numbers(s);  // q, its gradient, the optimizer's moments
   out.push_back({"optimizer and family matrices", Phase::iterations, matrices * kDouble});
-  if (s.checkpoints) {
-    // checkpoint_text: a JSON tree of hex strings (a node and a heap string each, ~80 bytes) and
-    // its text twice (~25 bytes per number each), at the same time.
-    out.push_back({"checkpoint text", Phase::iterations, state_numbers(s) * 130});
-  }
+  // The state a checkpoint holds, as numbers: q, and the optimizer's own (natural keeps
+  // meanfield's diagonal curvature, adam two moments, adaptive one).
+  const double n = family_numbers(s);
+  const double state = s.optimizer == "natural"    ? n + (fullrank(s) ? 0 : P)
+                       : s.optimizer == "adam"     ? 3 * n
+                       : s.optimizer == "adaptive" ? 2 * n
+                                                   : n;
+  checkpoint_text(s, state, out);
   // report_final: the ELBO's draws (eps, zeta and the copy kept for the summary), then the output
-  // draws beside that copy (eps, zeta, their copy, the constrained draws).
+  // draws beside that copy (eps, zeta, their copy); then the copy, the output draws and their
+  // constrained values beside the draws.csv text.
   const double F = d(s.final_elbo_draws), O = d(s.output_draws);
-  out.push_back({"final draws (final_elbo_draws and output_draws x P)", Phase::final,
-                 std::max(3 * F, F + 4 * O) * P * kDouble + 3 * F * kDouble});
-  if (s.output_files) {
-    // draws.csv: up to 25 characters per number (17 significant digits, sign, exponent, comma).
-    out.push_back({"draws.csv text", Phase::final, (O + 1) * (P + 3) * 25 + P * 200});
+  out.push_back({"final draws and the draws.csv text", Phase::final,
+                 std::max({3 * F * P * kDouble, (F + 3 * O) * P * kDouble,
+                           (F + 2 * O) * P * kDouble + draws_text(s)}) +
+                     3 * F * kDouble});
+}
+
+// The exact method (inference/exact/exact_vi.cpp over models/expected_log_joint.hpp): no draws
+// in its steps, but buffers over the rows, per-chunk partial sums of the gradient over the design
+// coordinates, and the optimizer's P-vectors (meanfield) or P x P matrices (fullrank).
+void exact_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
+  const double N = d(s.rows), P = d(s.parameters);
+  // Design coordinates: alpha and beta, then every factor's G K effects.
+  const double des = d(s.features) + (s.intercept ? 1 : 0) + d(s.group_effects);
+  const bool dense = fullrank(s);
+  // ExpectedLikelihood: each row's dE/dv for the Hessian-vector products, and its own copy of
+  // the likelihood's per-row constants.
+  out.push_back({"exact method's row buffers", Phase::iterations,
+                 N * kDouble * (1 + (s.row_constants ? 1 : 0))});
+  // Per thread: sub-blocks of 256 rows (moments, quadrature, derivatives: ~16 arrays), a 1 MiB
+  // arena; fullrank also the sub-block's dense design, L' x~ per row and x~ scaled (256 x (2 des + P)).
+  const double sub = 256;
+  out.push_back({"exact method's thread scratch (per thread)", Phase::iterations,
+                 s.threads * (16 * sub * kDouble + kMiB + (dense ? sub * (2 * des + P) * kDouble : 0))});
+  // The reducer's slot per chunk: [E, ...] and the gradient in the design coordinates: the mean
+  // and the diagonal (3 des with a scale parameter), or the mean, the cross terms and des x des.
+  const double len = 3 + (dense ? 2 * des + des * des : 3 * des);
+  const long long passes = std::max(s.output_draws, s.output_draws < 100 ? s.final_elbo_draws : 0);
+  reducer_term(s, std::max(len, d(std::min(passes, kLogJointBatch))),
+               "reducer slots (per chunk: the gradient over the design coordinates)", out);
+  // The optimizer (exact_vi.cpp): meanfield's are P-vectors (q, two gradients, the proposal, the
+  // conjugate-gradient vectors, Anderson's history of 5 steps in 2P coordinates and its QR,
+  // about 100 of them); fullrank holds a dozen P x P matrices at once (q's factor, two
+  // gradients, L^-1, the precisions now and proposed and their factor, the whitened residual,
+  // the step's direction and the last one, Sigma and its factor along the line search) and L's
+  // rows of the design coordinates (des x P).
+  out.push_back({"optimizer and family matrices", Phase::iterations,
+                 (dense ? 14 * P * P + des * P : 100 * P) * kDouble});
+  // Sample-average prior terms (models/expected_prior.cpp): fixed draws (K x width, or K x P for
+  // fullrank), their points and adjoints and the tape's array over them (K x width each), and
+  // for meanfield the last gradient draws kept for the Hessian-vector products.
+  if (!s.sampled_widths.empty()) {
+    const double K = d(s.sample_draws);
+    double numbers = 0;
+    for (long long w : s.sampled_widths) numbers += K * ((dense ? P : d(w)) + (dense ? 3 : 4) * d(w));
+    out.push_back({"prior sample-average draws", Phase::iterations, numbers * kDouble + kMiB});
   }
+  // The checkpoint's state: q, and [passes, step, the last direction (fullrank: P + P^2), the
+  // scales, Anderson's history (meanfield: 2 + 2P (2 + 2 x 5))].
+  checkpoint_text(s, family_numbers(s) + (dense ? P + P * P : P + 24 * P), out);
+  // report_final_exact: the output draws through the log joint, values only (eps, zeta and their
+  // copy), or with fewer than 100 of them first as many draws as final_elbo_draws for k-hat; then
+  // the output draws and their constrained values beside the draws.csv text.
+  const double O = d(s.output_draws), F = s.output_draws < 100 ? d(s.final_elbo_draws) : 0;
+  log_joint_terms(s, passes, false, Phase::final, out);
+  out.push_back({"final draws and the draws.csv text", Phase::final,
+                 std::max(3 * std::max(O, F) * P * kDouble, 2 * O * P * kDouble + draws_text(s))});
 }
 
 struct Method {
@@ -73,10 +173,10 @@ struct Method {
   MethodTerms terms;
 };
 
-// One line per method of fitting.
+// One line per method of fitting (inference.method).
 const Method kMethods[] = {
-    {"meanfield", &monte_carlo_vi},
-    {"fullrank", &monte_carlo_vi},
+    {"exact", &exact_vi},
+    {"monte_carlo", &monte_carlo_vi},
 };
 
 }  // namespace
@@ -102,38 +202,30 @@ std::vector<std::string> estimated_methods() {
 MemoryEstimate estimate_memory(const RunSizes& s) {
   const Method* method = nullptr;
   for (const Method& m : kMethods)
-    if (s.algorithm == m.name) method = &m;
-  if (!method) throw std::invalid_argument("no memory estimate for the method '" + s.algorithm + "'");
+    if (s.method == m.name) method = &m;
+  if (!method) throw std::invalid_argument("no memory estimate for the method '" + s.method + "'");
 
   MemoryEstimate e;
   auto& t = e.terms;
-  const double N = d(s.rows), D = d(s.features), P = d(s.parameters), B = batch(s);
+  const double N = d(s.rows), D = d(s.features), b = s.dtype_bytes;
   t.push_back({"program and libraries", Phase::always, s.program_bytes});
+  // The design columns, the response, the extra columns and per-row constants; each grouping
+  // factor's group index and the varying slopes' values.
   t.push_back({"data", Phase::always,
-               N * D * s.dtype_bytes + N * kDouble * (1 + d(s.extra_columns) + (s.row_constants ? 1 : 0))});
-  // Reading: the extra columns side by side before they are combined; the read buffers (1 MiB).
-  t.push_back({"reading the data", Phase::load, N * kDouble * d(s.extra_columns) + 2 * kMiB});
-  // A tape per thread: a 4 MiB block, of which a row block touches (and counts as resident) the
-  // gradient of the logits with respect to beta (B x D doubles, and a float copy for float32),
-  // the logits of one cache-sized tile (256 KiB) and GEMM packing, or for the untiled kernels the
-  // logits, their gradients and the linear predictor of the whole block (B x block_rows each).
-  const double float_copy = s.dtype_bytes == 4 ? 4 : 0;
-  const double per_block = B * D * (kDouble + float_copy) + 0.5 * kMiB +
-                           (s.tiled_kernel ? 0 : B * d(s.block_rows) * (2 * s.dtype_bytes + kDouble));
-  t.push_back({"AD tapes (per thread)", Phase::always, s.threads * per_block});
-  // The head tape (transforms and priors of a batch, a few B x P arrays) and the batch buffers.
-  t.push_back(
-      {"log joint batch buffers", Phase::always, std::max(kMiB, 5 * B * P * kDouble) + 2 * B * P * kDouble});
-  // ChunkReducer: one slot of B + B P doubles (rounded to a cache line) per owned chunk, and with
-  // several ranks every chunk's slot on every rank (the gathered partials).
-  const double stride = std::ceil((B + B * P) / 8) * 8 * kDouble;
-  const double slots = d(s.chunks_owned) + (s.ranks > 1 ? d(s.chunks_total) : 0);
-  t.push_back({"reducer slots (per chunk: draws x (P + 1))", Phase::always, slots * stride + stride});
+               N * D * b + N * kDouble * (1 + d(s.extra_columns) + (s.row_constants ? 1 : 0)) +
+                   N * (4 * d(s.group_factors) + b * d(s.group_slopes))});
+  // Reading: the extra columns side by side before they are combined; the categorical codes
+  // (4 bytes a row each, which the group indexes copy); the numeric variables beside the design
+  // columns built from them; the read buffers (1 MiB).
+  t.push_back({"reading the data", Phase::load,
+               N * kDouble * d(s.extra_columns) + N * 4 * d(s.categorical_variables) +
+                   (s.design_copy ? N * b * d(s.numeric_variables) : 0) + 2 * kMiB});
   method->terms(s, t);
 
-  e.peak =
-      e.phase_bytes(Phase::always) +
-      std::max({e.phase_bytes(Phase::load), e.phase_bytes(Phase::iterations), e.phase_bytes(Phase::final)});
+  e.peak = e.phase_bytes(Phase::always) +
+           std::max(e.phase_bytes(Phase::load),
+                    e.phase_bytes(Phase::run) +
+                        std::max(e.phase_bytes(Phase::iterations), e.phase_bytes(Phase::final)));
   return e;
 }
 

@@ -4,14 +4,17 @@
 // (cli/memory_check.cpp compares it with the limits). Within 25 % of the measured peak on the
 // sizes tests/e2e/test_memory_budget.py runs.
 //
-// The peak is   always + max(load, iterations, final):
-//   always      what lives from the load to the end: the program itself, the data, the per-thread AD
-//               tapes, the reducer's per-chunk slots, the log joint's batch buffers;
+// The peak is   always + max(load, run + max(iterations, final)):
+//   always      what lives from the load to the end: the program itself, the data (the design
+//               columns, the response, the extra columns, the grouping factors' indexes and slopes);
 //   load        transient while the data is read;
-//   iterations  what one step of the method holds (draws, gradients, the optimizer's matrices);
-//   final       the final report (ELBO draws, output draws, the draws.csv text).
-// Each method of fitting contributes its own terms to the last two phases through one function,
-// found by the method's name (inference.algorithm) in the table in memory_estimate.cpp.
+//   run         allocated at the first step and kept to the end (the reducer's per-chunk slots,
+//               which only grow; the log joint's tapes and buffers when the steps use it);
+//   iterations  what one step of the method holds (its buffers over the rows, its draws, the
+//               optimizer's vectors and matrices);
+//   final       the final report (output draws and their log densities, the draws.csv text).
+// Each method of fitting contributes its own terms to the last three phases through one function,
+// found by the method's name (inference.method) in the table in memory_estimate.cpp.
 #include <string>
 #include <vector>
 
@@ -20,23 +23,40 @@ namespace bvi::vi {
 struct RunSizes {
   // The data this process holds.
   long long rows = 0;           // rows held by this rank
-  long long features = 0;       // D
+  long long features = 0;       // D: the design's columns (beta's)
   int dtype_bytes = 8;          // 8 for float64, 4 for float32
   long long extra_columns = 0;  // per-row doubles besides the response: trials, offset (+ log exposure)
   bool row_constants = false;   // the likelihood keeps a data-only constant per row (log C(n, y), log y!)
   bool tiled_kernel = false;    // its fused op cuts a row block into cache-sized tiles (bernoulli_logit)
+  // How the rows are read (models/model_data.cpp): the numeric variables into one matrix, the
+  // categorical ones as a 4-byte code per row each, then the design's columns built in a matrix of
+  // their own unless they are the numeric variables themselves (design_copy false).
+  long long numeric_variables = 0;
+  long long categorical_variables = 0;
+  bool design_copy = false;
+  // Grouping factors (models/data/group_data.hpp): a 4-byte group index per row each, the varying
+  // slopes' values per row (in the data's type), and sum over factors of groups x effects.
+  long long group_factors = 0;
+  long long group_slopes = 0;
+  long long group_effects = 0;
   // How the rows are cut (reduce::ShardPlan).
   long long block_rows = 512;
   long long chunks_owned = 1;  // chunks of this rank
   long long chunks_total = 1;  // chunks of all ranks
   // The model and the run.
-  long long parameters = 0;      // P
-  long long draws_per_step = 0;  // S
+  long long parameters = 0;  // P
+  bool intercept = false;    // alpha beside beta: D + 1 linear coordinates
+  std::string method = "monte_carlo";   // a key of the table in memory_estimate.cpp
+  std::string algorithm = "meanfield";  // the family: meanfield or fullrank
+  std::string optimizer = "natural";    // monte_carlo's
+  long long draws_per_step = 0;         // S (monte_carlo)
   long long elbo_samples = 100;
   long long final_elbo_draws = 4000;
   long long output_draws = 1000;
-  std::string algorithm = "meanfield";  // the method: a key of the table in memory_estimate.cpp
-  std::string optimizer = "natural";
+  // The exact method's sample-average prior terms (models/expected_prior.hpp): their fixed draws,
+  // and the columns each term reads.
+  long long sample_draws = 0;
+  std::vector<long long> sampled_widths;
   int threads = 1;
   int ranks = 1;
   bool checkpoints = false;  // --checkpoint or --resume: the state as JSON text
@@ -44,7 +64,7 @@ struct RunSizes {
   double program_bytes = 0;  // resident before the run: the program, its libraries, MPI (measured)
 };
 
-enum class Phase { always, load, iterations, final };
+enum class Phase { always, load, run, iterations, final };
 
 struct MemoryTerm {
   std::string what;  // e.g. "data", "reducer slots"
@@ -54,7 +74,7 @@ struct MemoryTerm {
 
 struct MemoryEstimate {
   std::vector<MemoryTerm> terms;
-  double peak = 0;  // bytes: always + the largest of the other phases
+  double peak = 0;  // bytes: always + max(load, run + max(iterations, final))
 
   // The sum of the terms of one phase.
   double phase_bytes(Phase phase) const;
@@ -65,11 +85,11 @@ struct MemoryEstimate {
 // Throws std::invalid_argument for a method without terms (a new method must add its function).
 MemoryEstimate estimate_memory(const RunSizes& sizes);
 
-// One method's terms: what its steps (Phase::iterations) and its final report (Phase::final) hold at
-// their peak, appended to `out`.
+// One method's terms: what it keeps from its first step to the end (Phase::run), and what its
+// steps (Phase::iterations) and its final report (Phase::final) hold at their peak, appended to `out`.
 using MethodTerms = void (*)(const RunSizes& sizes, std::vector<MemoryTerm>& out);
 
-// The methods the estimator knows, by name.
+// The methods the estimator knows, by name (inference.method's values).
 std::vector<std::string> estimated_methods();
 
 // Draws evaluated per log joint pass (models::LogJointOptions::max_batch): the reducer's slots

@@ -143,6 +143,16 @@ ExpectedPrior::ExpectedPrior(const Model& model, std::uint64_t seed, Index sampl
   }
 }
 
+std::vector<Index> ExpectedPrior::sampled_widths(bool dense) const {
+  std::vector<Index> out;
+  for (const Sampled& s : sampled_)
+    if (dense || !s.group) out.push_back(static_cast<Index>(s.columns.size()));
+  if (!dense)
+    for (const Correlated& c : correlated_)
+      out.push_back(c.group->effects + ad::corr::free_entries(c.group->effects));
+  return out;
+}
+
 void ExpectedPrior::add_cov(vi::ExpectationGradient* grad, bool dense, Index i, Index k, double g) {
   if (dense) {
     grad->d_cov(i, k) += g;

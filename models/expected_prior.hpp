@@ -48,6 +48,11 @@ class ExpectedPrior {
   // "sample average (K fixed draws)"; a constrained parameter whose prior is not by quadrature
   // has a second entry for its Jacobian.
   std::vector<std::pair<std::string, std::string>> methods() const;
+  // For the memory estimate (inference/memory_estimate.hpp): the draws of the sample-average
+  // terms, and the columns each such term reads under this family (a correlated factor under
+  // meanfield: its sds and correlations alone, its effects being exact).
+  Index sample_draws() const { return sample_draws_; }
+  std::vector<Index> sampled_widths(bool dense) const;
 
  private:
   struct Closed {

@@ -17,6 +17,7 @@
 #include "models/design/fill_design.hpp"
 #include "models/likelihoods/likelihood.hpp"
 #include "models/problem.hpp"
+#include "models/problem_shape.hpp"
 
 namespace bvi::models {
 
@@ -193,6 +194,16 @@ std::string rows_phrase(Eigen::Index n) {
 
 }  // namespace
 
+bool design_is_numeric_variables(const design::Design& design) {
+  const std::vector<int> numeric = design.numeric_variables();
+  if (design.columns.size() != numeric.size()) return false;
+  for (std::size_t j = 0; j < design.columns.size(); ++j) {
+    const auto& f = design.columns[j].factors;
+    if (f.size() != 1 || f[0].level >= 0 || f[0].variable != numeric[j]) return false;
+  }
+  return true;
+}
+
 template <class T>
 ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& comm, Eigen::Index block_rows,
                              int threads) {
@@ -309,13 +320,7 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
 
   // The population-level design: the numeric columns themselves when the terms are exactly the
   // numeric variables in order (no copy), else their products and indicators.
-  bool identity = static_cast<Eigen::Index>(design.columns.size()) == table.numeric.cols();
-  for (std::size_t j = 0; identity && j < design.columns.size(); ++j) {
-    const auto& f = design.columns[j].factors;
-    identity = f.size() == 1 && f[0].level < 0 &&
-               source.numeric_column[static_cast<std::size_t>(f[0].variable)] == int(j);
-  }
-  if (identity)
+  if (design_is_numeric_variables(design))
     d.x = std::move(table.numeric);
   else
     design::fill_columns(design.columns, source, table.kept, d.x);

@@ -2,10 +2,20 @@
 
 #include "inference/reduce/collective_error.hpp"
 #include "models/default_priors.hpp"
+#include "models/expected_prior.hpp"
 #include "models/model.hpp"
 #include "models/model_data.hpp"
 
 namespace bvi::models {
+
+void set_sample_sizes(ProblemShape& s, const Model& model) {
+  s.sample_draws = 0;
+  s.sampled_widths.clear();
+  if (s.config.inference.method != "exact") return;
+  const ExpectedPrior prior(model, static_cast<std::uint64_t>(s.config.inference.seed));
+  s.sampled_widths = prior.sampled_widths(s.config.inference.algorithm == "fullrank");
+  if (!s.sampled_widths.empty()) s.sample_draws = prior.sample_draws();
+}
 
 ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& comm, Index block_rows) {
   // The same steps, in the same order, as load_problem's, so the same input fails the same way.
@@ -17,7 +27,15 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
     s.plan = probe.plan;
     s.rows = s.plan.last_row(comm.rank(), comm.size()) - s.plan.first_row(comm.rank(), comm.size());
     s.features = static_cast<Index>(design.columns.size());
+    s.numeric_variables = static_cast<Index>(design.numeric_variables().size());
+    s.categorical_variables = static_cast<Index>(design.categorical_variables().size());
+    s.design_copy = !design_is_numeric_variables(design);
     s.extra_columns = (probe.trials ? 1 : 0) + (probe.offset ? 1 : 0);
+    s.group_factors = static_cast<Index>(design.groups.size());
+    for (const auto& g : design.groups) {
+      s.group_slopes += static_cast<Index>(g.slopes.size());
+      s.group_effects += static_cast<Index>(g.levels.size()) * g.effects();
+    }
     // The model of this design. Its default priors' numbers need the data's statistics, which
     // are not read yet; which parameters there are does not depend on them.
     s.config = config;
@@ -31,6 +49,7 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
     // Zero rows: whether the likelihood has such terms at all (it writes nothing).
     s.row_constants = model.likelihood().log_constants(nullptr, nullptr, 0, nullptr);
     spec::resolve_automatic(s.config, s.dim, s.total_rows);
+    set_sample_sizes(s, model);
     return s;
   });
 }

@@ -6,6 +6,7 @@
 // the model has categorical variables or grouping factors, a read of those columns alone (their
 // levels make the design's columns and the groups); never a parse of a numeric column.
 #include <string>
+#include <vector>
 
 #include "inference/reduce/communicator.hpp"
 #include "inference/reduce/shard_plan.hpp"
@@ -23,12 +24,34 @@ struct ProblemShape {
   reduce::ShardPlan plan;
   Index extra_columns = 0;     // per-row doubles kept besides the response (trials, offset + log exposure)
   bool row_constants = false;  // the likelihood keeps a data-only term per row
+  // How the rows are read (models/model_data.cpp): the numeric variables into one matrix and the
+  // categorical ones as a code per row each, then the design's columns built from them in a
+  // matrix of their own unless they are the numeric variables themselves.
+  Index numeric_variables = 0;
+  Index categorical_variables = 0;
+  bool design_copy = false;
+  // Grouping factors (models/data/group_data.hpp): a group index per row each, the varying slopes'
+  // values per row, and sum over factors of groups x effects (the r_F parameters).
+  Index group_factors = 0;
+  Index group_slopes = 0;
+  Index group_effects = 0;
+  // The exact method's sample-average prior terms under the resolved family: their fixed draws and
+  // the columns each reads (models/expected_prior.hpp); empty for the Monte Carlo method.
+  Index sample_draws = 0;
+  std::vector<Index> sampled_widths;
 };
+
+// Sets the sample-average sizes of `s` (its config resolved) for `model`.
+void set_sample_sizes(ProblemShape& s, const Model& model);
 
 // Errors as load_problem's for the header and the categorical columns (66 for the file, 65 for its
 // header, a bad categorical cell or no rows, 78 where the config and the header disagree), the same
 // on every rank. Values in the numeric columns are found bad only by loading.
 ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& comm, Index block_rows = 0);
+
+// Whether the design's columns are exactly its numeric variables, in order (loading then keeps
+// the variables' matrix as the design, without a copy).
+bool design_is_numeric_variables(const design::Design& design);
 
 // The shape of a problem already loaded.
 template <class T>
@@ -42,6 +65,15 @@ ProblemShape shape_of(const Problem<T>& p) {
   s.plan = p.plan;
   s.extra_columns = (p.data.trials.size() > 0 ? 1 : 0) + (p.data.offset.size() > 0 ? 1 : 0);
   s.row_constants = p.model.likelihood().log_constants(nullptr, nullptr, 0, nullptr);
+  s.numeric_variables = static_cast<Index>(p.design.numeric_variables().size());
+  s.categorical_variables = static_cast<Index>(p.design.categorical_variables().size());
+  s.design_copy = !design_is_numeric_variables(p.design);
+  s.group_factors = static_cast<Index>(p.data.groups.size());
+  for (const auto& g : p.data.groups) {
+    s.group_slopes += g.slopes.cols();
+    s.group_effects += g.groups() * g.effects();
+  }
+  set_sample_sizes(s, p.model);
   return s;
 }
 

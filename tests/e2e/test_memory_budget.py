@@ -8,7 +8,9 @@ Limits are set with prlimit --as (RLIMIT_AS), as a user or a batch system would.
 for CI run with BVI_SLOW_TESTS=1."""
 import itertools
 import json
+import math
 import os
+import random
 import re
 import resource
 import shutil
@@ -17,7 +19,7 @@ import tempfile
 import unittest
 
 from bvi_errors import ErrorTestCase
-from bvi_test import BINARY
+from bvi_test import BINARY, SOURCE_DIR
 
 OS_ERROR, DATA = 71, 65
 PRLIMIT = shutil.which("prlimit")
@@ -27,6 +29,7 @@ PEAK = re.compile(r"memory: peak resident ([0-9.]+) (MB|GB) \(VmHWM\)")
 
 
 def config(csv, dtype="float64", algorithm="meanfield", **inference):
+    """The default method (exact) unless `inference` names another."""
     inf = {"algorithm": algorithm, "max_iterations": 3}
     inf.update(inference)
     return {"data": {"csv": csv, "response": "y", "dtype": dtype},
@@ -278,34 +281,94 @@ class CgroupBudget(ErrorTestCase):
         self.assertIn("shared with 1 other rank in the same cgroup", ours[0])
 
 
-class EstimateAgainstPeak(ErrorTestCase):
-    """The estimate against ru_maxrss, the peak resident set, within 25 %."""
+def multilevel_csv(path, rows, numeric, groups, seed=5):
+    """`rows` rows of y (0/1), x1..x<numeric> (numeric), region (five labels) and g (`groups`
+    numeric IDs): a logistic model with a categorical predictor and a grouping factor."""
+    rng = random.Random(seed)
+    effect = [rng.gauss(0, 0.5) for _ in range(groups + 1)]
+    regions = ["centre", "east", "north", "south", "west"]
+    with open(path, "w") as f:
+        f.write(",".join(["x%d" % (j + 1) for j in range(numeric)] + ["region", "g", "y"]) + "\n")
+        for _ in range(rows):
+            x = [round(rng.gauss(0, 1), 4) for _ in range(numeric)]
+            g = rng.randint(1, groups)
+            region = rng.choice(regions)
+            eta = 0.3 * sum(x[:3]) + effect[g] + (0.2 if region == "north" else 0.0)
+            y = 1 if rng.random() < 1 / (1 + math.exp(-eta)) else 0
+            f.write(",".join(map(str, x)) + ",%s,%d,%d\n" % (region, g, y))
+    return path
 
-    def compare(self, rows, features, cases, threads="2", extra_inference=None):
+
+class EstimateAgainstPeak(ErrorTestCase):
+    """The estimate against the peak resident set (VmHWM), within 25 %, for both methods of
+    fitting (the exact default and monte_carlo), both families, both dtypes, and multilevel models
+    (categorical columns, group indexes, group-level effects among the parameters)."""
+
+    def check(self, cfg, label, threads="2"):
+        path = self.write_json(cfg, "c.json")
+        rc, err, peak, maxrss = peak_of(["fit", path, "--threads", threads, "--log-level", "debug",
+                                         "--output", self.path("out")])
+        self.assertEqual(rc, 0, err[-2000:])
+        self.assertGreaterEqual(maxrss, 0.99 * peak, "the kernel's count agrees")
+        estimate = estimate_in(err)
+        print("%s: estimate %.1f MB, peak %.1f MB (%+.1f %%)" %
+              (label, estimate / 1e6, peak / 1e6, 100 * (estimate / peak - 1)))
+        self.assertLess(abs(estimate - peak), 0.25 * peak)
+
+    def compare(self, rows, features, cases, threads="2"):
         csv = simulate(self.path("d.csv"), rows, features)
-        for dtype, algorithm in cases:
-            with self.subTest(rows=rows, features=features, dtype=dtype, algorithm=algorithm):
-                cfg = self.write_json(config(csv, dtype, algorithm, **(extra_inference or {})), "c.json")
-                rc, err, peak, maxrss = peak_of(["fit", cfg, "--threads", threads, "--log-level", "debug",
-                                                 "--output", self.path("out")])
-                self.assertEqual(rc, 0, err[-2000:])
-                self.assertGreaterEqual(maxrss, 0.99 * peak, "the kernel's count agrees")
-                estimate = estimate_in(err)
-                print("%d x %d %s %s: estimate %.1f MB, peak %.1f MB (%+.1f %%)" %
-                      (rows, features, dtype, algorithm, estimate / 1e6, peak / 1e6, 100 * (estimate / peak - 1)))
-                self.assertLess(abs(estimate - peak), 0.25 * peak)
+        for dtype, method, algorithm in cases:
+            with self.subTest(rows=rows, features=features, dtype=dtype, method=method, algorithm=algorithm):
+                self.check(config(csv, dtype, algorithm, method=method),
+                           "%d x %d %s %s %s" % (rows, features, dtype, method, algorithm), threads)
 
     def test_100000_x_100(self):
-        self.compare(100000, 100, [("float64", "meanfield"), ("float32", "meanfield"), ("float64", "fullrank"),
-                                   ("float32", "fullrank")])
+        self.compare(100000, 100, [("float64", "exact", "meanfield"), ("float32", "exact", "meanfield"),
+                                   ("float64", "exact", "fullrank"), ("float32", "exact", "fullrank"),
+                                   ("float64", "monte_carlo", "meanfield"), ("float32", "monte_carlo", "meanfield"),
+                                   ("float64", "monte_carlo", "fullrank"), ("float32", "monte_carlo", "fullrank")])
 
-    @unittest.skipUnless(SLOW, "BVI_SLOW_TESTS=1: P = 1001, the P x P matrices of a natural step")
+    def test_multilevel(self):
+        # 10^5 rows, 20 numeric predictors, a categorical one (its indicators make the design a
+        # matrix of its own) and a grouping factor: with 1000 groups and a varying slope P is over
+        # 2000 (meanfield; the output draws dominate), with 100 groups P = 127 (fullrank).
+        xs = " + ".join("x%d" % (j + 1) for j in range(20))
+        many = multilevel_csv(self.path("many.csv"), 100000, 20, 1000)
+        few = multilevel_csv(self.path("few.csv"), 100000, 20, 100)
+        both, one = ("float64", "float32"), ("float64",)
+        for csv, groups, formula, inference, dtypes in (
+                (many, 1000, "y ~ %s + region + (1 + x1 | g)" % xs, {}, both),
+                (many, 1000, "y ~ %s + region + (1 + x1 | g)" % xs, {"method": "monte_carlo"}, one),
+                (few, 100, "y ~ %s + region + (1 | g)" % xs, {}, both),
+                (few, 100, "y ~ %s + region + (1 | g)" % xs, {"algorithm": "meanfield"}, one),
+                (few, 100, "y ~ %s + region + (1 | g)" % xs, {"method": "monte_carlo"}, one)):
+            for dtype in dtypes:
+                inf = dict(inference, max_iterations=3)
+                with self.subTest(groups=groups, formula=formula[-12:], dtype=dtype, inference=inference):
+                    self.check({"data": {"csv": csv, "dtype": dtype},
+                                "model": {"likelihood": "bernoulli_logit", "formula": formula},
+                                "inference": inf},
+                               "multilevel %d groups %s %s %s" % (groups, formula[-12:], dtype, inference))
+
+    def test_example_multilevel_configs(self):
+        # The bundled examples (10^4 rows: mostly the program and the method's buffers), among them
+        # correlated varying slopes with P = 406 (fullrank, the prior's sample averages).
+        for name in ("varying_intercept", "varying_slopes", "crossed_logistic", "missing_values"):
+            with self.subTest(config=name):
+                with open(os.path.join(SOURCE_DIR, "configs", "multilevel", name + ".json")) as f:
+                    cfg = json.load(f)
+                cfg["data"]["csv"] = os.path.join(SOURCE_DIR, "configs", "multilevel", cfg["data"]["csv"])
+                self.check(cfg, "configs/multilevel/%s.json" % name)
+
+    @unittest.skipUnless(SLOW, "BVI_SLOW_TESTS=1: P = 1001, the P x P matrices of a fullrank step")
     def test_10000_x_1000(self):
-        self.compare(10000, 1000, [("float64", "meanfield"), ("float32", "fullrank")])
+        self.compare(10000, 1000, [("float64", "exact", "meanfield"), ("float64", "monte_carlo", "meanfield"),
+                                   ("float32", "monte_carlo", "fullrank")])
 
     @unittest.skipUnless(SLOW, "BVI_SLOW_TESTS=1: 10^6 rows")
     def test_1000000_x_10(self):
-        self.compare(1000000, 10, [("float64", "meanfield"), ("float32", "meanfield")])
+        self.compare(1000000, 10, [("float64", "exact", "meanfield"), ("float32", "exact", "auto"),
+                                   ("float64", "monte_carlo", "meanfield")])
 
 
 if __name__ == "__main__":
