@@ -1,7 +1,9 @@
 // The checkpoint reader (fit --resume) on arbitrary text. A fuzzer cannot forge the checksum and
 // the fingerprint, so each input is also tried with both made to match, which lets it reach the
 // fields behind them; whatever parses must then pass or fail check_resumable (with a bvi::Error)
-// and survive a write and a second read bit for bit.
+// and survive a write and a second read bit for bit. A state without a stopping rule's is checked
+// as the exact method's (whose optimizer state is a structure of counts and numbers), the others
+// as the Monte Carlo method's.
 #include "inference/checkpoint.hpp"
 
 #include <cstdint>
@@ -36,11 +38,13 @@ void try_text(const std::string& text) {
     const bvi::vi::AdviState s = bvi::vi::parse_checkpoint(text, kFingerprint, "fuzz.ckpt");
     same_or_abort(
         s, bvi::vi::parse_checkpoint(bvi::vi::checkpoint_text(s, kFingerprint), kFingerprint, "again"));
+    // A run this state could belong to, by either method (they keep different optimizer states).
     bvi::spec::InferenceConfig run;
     run.algorithm = s.params.size() % 2 ? "fullrank" : "meanfield";
     run.optimizer.name = s.eta ? "adaptive" : "natural";
     run.max_iterations = 1000;
     const Eigen::Index dim = run.algorithm == "meanfield" ? s.params.size() / 2 : 2;
+    run.method = s.stopping_state.empty() && !s.eta ? "exact" : "monte_carlo";
     bvi::vi::check_resumable(s, run, dim, "fuzz.ckpt");
   });
 }

@@ -1,7 +1,10 @@
 // The CSV data reader on arbitrary bytes. The first byte picks the options (float32 or float64,
 // standardize, an extra column, a small read buffer, a 0/1 response check); the rest is the file.
 // Besides "only bvi::Error", two properties are checked: the rows (or the error) do not depend on
-// the read buffer's size, and reading the rows in two ranges gives what one range gives.
+// the read buffer's size, and reading the rows in two ranges gives what one range gives. The same
+// bytes also go through the table reader fit uses (labels, missing cells), whose counts and codes
+// must agree.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -12,6 +15,7 @@
 #include "fuzz_support.hpp"
 #include "models/data/csv_reader.hpp"
 #include "models/data/dataset.hpp"
+#include "models/data/table_reader.hpp"
 
 namespace {
 
@@ -74,6 +78,31 @@ void same_or_abort(const Rows<T>& a, const Rows<T>& b) {
 }
 
 template <class T>
+void read_table(const std::string& path, const bvi::data::ResponseCheck& check) {
+  CsvReader reader(path);
+  const int n_columns = static_cast<int>(reader.columns().size());
+  if (n_columns < 2) return;
+  bvi::data::TableSpec spec;
+  spec.text = {0};
+  for (int i = 1; i + 1 < n_columns; ++i) spec.numeric.push_back(i);
+  spec.response = n_columns - 1;
+  spec.check = check;
+  spec.keep_records = true;
+  const Eigen::Index records = reader.scan().records;
+  const bvi::data::Table<T> t = bvi::data::read_table<T>(reader, spec, 0, records, std::max<Eigen::Index>(records, 1));
+  bool ok = t.kept + t.missing == records && t.numeric.rows() == t.kept && t.y.size() == t.kept &&
+            t.codes.size() == 1 && static_cast<Eigen::Index>(t.codes[0].size()) == t.kept &&
+            static_cast<Eigen::Index>(t.records.size()) == t.kept;
+  for (std::size_t i = 0; ok && i < t.codes[0].size(); ++i)
+    ok = t.codes[0][i] >= 0 && static_cast<std::size_t>(t.codes[0][i]) < t.levels[0].size();
+  for (Eigen::Index i = 0; ok && i < t.numeric.size(); ++i) ok = std::isfinite(static_cast<double>(t.numeric.data()[i]));
+  if (!ok) {
+    std::fprintf(stderr, "the table's rows, codes and counts disagree\n");
+    std::abort();
+  }
+}
+
+template <class T>
 void fuzz(const std::string& path, std::uint8_t options) {
   static const std::size_t kBuffers[] = {1, 2, 3, 7, 16, 64, 256, 4096};
   const std::size_t small = kBuffers[(options >> 4) & 7];
@@ -108,6 +137,10 @@ void fuzz(const std::string& path, std::uint8_t options) {
         std::abort();
       }
   });
+  // The table reader fit loads models through (models/model_data.cpp): the first column as
+  // labels (a categorical predictor or grouping factor), the ones between as numbers, the last
+  // as the response; rows with a missing cell left out and counted.
+  bvi::fuzz::only_user_errors([&] { read_table<T>(path, zero_one); });
 }
 
 }  // namespace
