@@ -10,6 +10,7 @@
 #include "inference/exact/anderson.hpp"
 #include "inference/families/fullrank.hpp"
 #include "inference/families/meanfield.hpp"
+#include "inference/families/structured.hpp"
 
 namespace bvi::vi {
 
@@ -19,6 +20,10 @@ GaussianQ to_gaussian(const Family& q) {
   if (const auto* fr = dynamic_cast<const FullRank*>(&q)) {
     g.dense = true;
     g.chol = fr->cholesky();
+  } else if (const auto* st = dynamic_cast<const Structured*>(&q)) {
+    g.sd = st->conditional_sd();
+    g.b = st->b();
+    g.parent = &st->parent();
   } else {
     g.sd = q.marginal_sd();
   }
@@ -27,10 +32,14 @@ GaussianQ to_gaussian(const Family& q) {
 
 void from_gaussian(const GaussianQ& g, Family& q) {
   q.params().head(q.dim()) = g.mean;
-  if (auto* fr = dynamic_cast<FullRank*>(&q))
+  if (auto* fr = dynamic_cast<FullRank*>(&q)) {
     fr->set_cholesky(g.chol);
-  else if (auto* mf = dynamic_cast<MeanField*>(&q))
+  } else if (auto* st = dynamic_cast<Structured*>(&q)) {
+    for (Index j = 0; j < g.dim(); ++j) st->omega()[j] = std::log(g.sd[j]);
+    st->b() = g.b;
+  } else if (auto* mf = dynamic_cast<MeanField*>(&q)) {
     for (Index j = 0; j < g.dim(); ++j) mf->omega()[j] = std::log(g.sd[j]);  // as canonicalize() does
+  }
 }
 
 namespace {
@@ -58,7 +67,8 @@ void canonicalize(GaussianQ& q) {
 // One natural-gradient proposal from q and the gradient there.
 struct Proposal {
   Eigen::VectorXd step;                // the mean's Newton step
-  Eigen::VectorXd lambda, lambda_new;  // meanfield: precisions now and proposed
+  Eigen::VectorXd lambda, lambda_new;  // meanfield: precisions now and proposed (structured: given the parent)
+  Eigen::VectorXd b_new;               // structured: the proposed ties to the parents
   Eigen::MatrixXd Lambda, Lambda_new;  // fullrank
   double residual = 0.0;
   int cg_iterations = 0;
@@ -112,11 +122,28 @@ Proposal propose(ExpectedLogDensity& density, const GaussianQ& q, const Expectat
   const Index P = q.dim();
   if (!q.dense) {
     p.lambda = q.sd.array().square().inverse().matrix();
-    const Eigen::VectorXd raw = -2.0 * g.d_var;
+    Eigen::VectorXd raw = -2.0 * g.d_var;  // H_jj, H = -E[hessian]
     p.residual = 0.0;
+    if (q.structured()) {
+      // The structured family's fixed point (its ELBO's stationary conditions; siblings share no
+      // row or prior term, so H has no sibling entries): a child j of p is tied by
+      // b_j = -H_pj / H_jj with conditional precision H_jj, and its parent's precision is the
+      // Schur complement H_pp - sum_j H_pj^2 / H_jj.
+      p.b_new = q.b;
+      Eigen::VectorXd schur = Eigen::VectorXd::Zero(P);
+      for (Index j = 0; j < P; ++j) {
+        const Index pj = q.parent_of(j);
+        if (pj < 0 || !(raw[j] > 0.0)) continue;
+        const double H_pj = -2.0 * g.d_parent[j];
+        p.b_new[j] = -H_pj / raw[j];
+        schur[pj] += H_pj * H_pj / raw[j];
+        p.residual = std::max(p.residual, std::abs(p.b_new[j] - q.b[j]) * q.sd[pj] / q.sd[j]);
+      }
+      raw -= schur;
+    }
     for (Index j = 0; j < P; ++j)
       p.residual =
-          std::max({p.residual, std::abs(q.sd[j] * g.d_mean[j]), std::abs(raw[j] / p.lambda[j] - 1.0)});
+          std::max({p.residual, std::abs(std::sqrt(q.var(j)) * g.d_mean[j]), std::abs(raw[j] / p.lambda[j] - 1.0)});
     // Where E is not concave in a coordinate its curvature can be small or of the wrong sign: a
     // precision may at most quarter in one step.
     p.lambda_new = raw;
@@ -164,6 +191,10 @@ GaussianQ along(const GaussianQ& q, const Proposal& p, double t) {
   out.mean = q.mean + t * p.step;
   if (!q.dense) {
     out.sd = ((1.0 - t) * p.lambda + t * p.lambda_new).array().rsqrt().matrix();
+    if (q.structured()) {
+      out.b = (1.0 - t) * q.b + t * p.b_new;
+      out.parent = q.parent;
+    }
     canonicalize(out);
     return out;
   }
@@ -194,7 +225,13 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
 
   ExactResult result;
   AdviResult& run = result.run;
-  run.q = make_family(o.dense ? "fullrank" : "meanfield", P);
+  if (o.structured) {
+    std::vector<Index> parent = density.parents();
+    if (static_cast<Index>(parent.size()) != P) parent.assign(static_cast<std::size_t>(P), -1);
+    run.q = std::make_unique<Structured>(P, std::move(parent));
+  } else {
+    run.q = make_family(o.dense ? "fullrank" : "meanfield", P);
+  }
   GaussianQ q;
   long first = 1;
   if (resume) {
@@ -206,10 +243,26 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
   } else {
     q.dense = o.dense;
     q.mean = initial_mean;
-    if (o.dense)
-      q.chol = o.initial_sd * Eigen::MatrixXd::Identity(P, P);
-    else
-      q.sd = Eigen::VectorXd::Constant(P, o.initial_sd);
+    // A group effect starts with its group's sd as its own (sd_F = exp of its parent's mean):
+    // with q's sd at o.initial_sd and the effects at 0, the prior alone would pull every log sd
+    // down, and from there the iteration climbs back only slowly (a few rows per group: some
+    // hundreds of iterations).
+    const std::vector<Index> parents = density.parents();
+    auto initial_sd = [&](Index j) {
+      const Index pj = static_cast<Index>(parents.size()) == P ? parents[static_cast<std::size_t>(j)] : -1;
+      return pj < 0 ? o.initial_sd : std::exp(initial_mean[pj]);
+    };
+    if (o.dense) {
+      q.chol = Eigen::MatrixXd::Zero(P, P);
+      for (Index j = 0; j < P; ++j) q.chol(j, j) = initial_sd(j);
+    } else {
+      q.sd.resize(P);
+      for (Index j = 0; j < P; ++j) q.sd[j] = initial_sd(j);
+      if (o.structured) {
+        q.b = Eigen::VectorXd::Zero(P);
+        q.parent = &static_cast<const Structured&>(*run.q).parent();
+      }
+    }
     canonicalize(q);
   }
   ExpectationGradient g, g_trial;
@@ -315,9 +368,18 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
         anderson.reset();
         scale_ref = q.sd;
       }
-      Eigen::VectorXd x(2 * P), gx(2 * P);
-      x << (q.mean.array() / scale_ref.array()).matrix(), p.lambda.array().log().matrix();
-      gx << ((q.mean + p.step).array() / scale_ref.array()).matrix(), p.lambda_new.array().log().matrix();
+      // Structured: the ties b follow, in units of sd_p / sd_j at the reference.
+      const Index width = q.structured() ? 3 * P : 2 * P;
+      Eigen::VectorXd x(width), gx(width);
+      x.head(2 * P) << (q.mean.array() / scale_ref.array()).matrix(), p.lambda.array().log().matrix();
+      gx.head(2 * P) << ((q.mean + p.step).array() / scale_ref.array()).matrix(), p.lambda_new.array().log().matrix();
+      if (q.structured())
+        for (Index j = 0; j < P; ++j) {
+          const Index pj = q.parent_of(j);
+          const double unit = pj < 0 ? 0.0 : scale_ref[pj] / scale_ref[j];
+          x[2 * P + j] = q.b[j] * unit;
+          gx[2 * P + j] = p.b_new[j] * unit;
+        }
       const Eigen::VectorXd xn = anderson.next(x, gx - x);
       bool within = xn.allFinite();
       if (o.max_mean_step.size() == P)
@@ -326,12 +388,75 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
       if (!anderson.empty() && within) {
         trial.dense = false;
         trial.mean = (xn.head(P).array() * scale_ref.array()).matrix();
-        trial.sd = (-0.5 * xn.tail(P).array()).exp().matrix();
+        trial.sd = (-0.5 * xn.segment(P, P).array()).exp().matrix();
+        if (q.structured()) {
+          trial.parent = q.parent;
+          trial.b = Eigen::VectorXd::Zero(P);
+          for (Index j = 0; j < P; ++j) {
+            const Index pj = q.parent_of(j);
+            if (pj >= 0) trial.b[j] = xn[2 * P + j] * scale_ref[j] / scale_ref[pj];
+          }
+        }
         canonicalize(trial);
         trial_elbo = density.evaluate(trial, &g_trial) + trial.entropy();
         accepted = std::isfinite(trial_elbo) && trial_elbo >= elbo - slack;
         if (!accepted) anderson.reset();
       }
+    } else if (q.dense && max_step == 1.0) {
+      // Fullrank: the same in whitened coordinates, L0^-1 mean and the lower triangle of
+      // L0' Lambda L0, L0 the Cholesky factor when the history began (kept, flattened, in
+      // scale_ref); a combination that is no precision matrix is not tried.
+      if (anderson.empty() && (scale_ref.size() != P * P || t % 25 == 0)) {
+        anderson.reset();
+        scale_ref = Eigen::Map<const Eigen::VectorXd>(q.chol.data(), P * P);
+      }
+      const Eigen::Map<const Eigen::MatrixXd> L0(scale_ref.data(), P, P);
+      const auto L0t = L0.triangularView<Eigen::Lower>();
+      const Index tri = P * (P + 1) / 2;
+      Eigen::VectorXd x(P + tri), gx(P + tri);
+      auto whiten = [&](const Eigen::VectorXd& mean, const Eigen::MatrixXd& Lambda, Eigen::VectorXd& out) {
+        out.head(P) = L0t.solve(mean);
+        const Eigen::MatrixXd M = L0.transpose() * Lambda * L0;
+        Index at = P;
+        for (Index c = 0; c < P; ++c)
+          for (Index r = c; r < P; ++r) out[at++] = M(r, c);
+      };
+      whiten(q.mean, p.Lambda, x);
+      whiten(q.mean + p.step, p.Lambda_new, gx);
+      const Eigen::VectorXd xn = anderson.next(x, gx - x);
+      const bool mixed = !anderson.empty();  // else xn is the plain proposal: nothing to try
+      bool within = xn.allFinite() && mixed;
+      Eigen::VectorXd mean_n;
+      Eigen::MatrixXd M = Eigen::MatrixXd::Zero(P, P);
+      if (within) {
+        mean_n = L0 * xn.head(P);
+        if (o.max_mean_step.size() == P)
+          for (Index j = 0; j < P && within; ++j) within = std::abs(mean_n[j] - q.mean[j]) <= o.max_mean_step[j];
+        Index at = P;
+        for (Index c = 0; c < P; ++c)
+          for (Index r = c; r < P; ++r) M(r, c) = M(c, r) = xn[at++];
+      }
+      Eigen::LLT<Eigen::MatrixXd> llt;
+      if (within) {
+        llt.compute(M);
+        within = llt.info() == Eigen::Success;
+      }
+      if (within) {
+        // Sigma = Lambda^-1 = L0 M^-1 L0'.
+        const Eigen::MatrixXd Minv = llt.solve(Eigen::MatrixXd::Identity(P, P));
+        const Eigen::MatrixXd Sigma = L0 * Minv * L0.transpose();
+        Eigen::LLT<Eigen::MatrixXd> chol(0.5 * (Sigma + Sigma.transpose()));
+        within = chol.info() == Eigen::Success;
+        if (within) {
+          trial.dense = true;
+          trial.mean = mean_n;
+          trial.chol = chol.matrixL();
+          canonicalize(trial);
+          trial_elbo = density.evaluate(trial, &g_trial) + trial.entropy();
+          accepted = std::isfinite(trial_elbo) && trial_elbo >= elbo - slack;
+        }
+      }
+      if (mixed && !accepted) anderson.reset();
     } else {
       anderson.reset();
     }
