@@ -49,7 +49,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from nuts_reference import write_rdump  # noqa: E402  (rstan dump writer, shared)
+from nuts_reference import write_rdump as _write_rdump  # noqa: E402  (shared dump writer)
 
 MISSING = {"", "na", "nan", "-nan", "+nan"}
 
@@ -263,6 +263,16 @@ def load_problem(config_path):
     return data, params, desc
 
 
+def write_rdump(path, data):
+    """nuts_reference's dump file, with length-1 vectors given their dimension (else rstan reads
+    them as scalars and refuses them for a vector[1])."""
+    ones = {k: v for k, v in data.items() if np.ndim(v) == 1 and np.size(v) == 1}
+    _write_rdump(path, {k: v for k, v in data.items() if k not in ones})
+    with open(path, "a") as f:
+        for k, v in ones.items():
+            f.write("%s <- structure(c(%r), .Dim = c(1L))\n" % (k, float(np.asarray(v)[0])))
+
+
 R_SCRIPT = r"""
 suppressPackageStartupMessages(library(rstan))
 a <- commandArgs(trailingOnly = TRUE)
@@ -284,6 +294,7 @@ fit <- sampling(model, data = data, chains = chains, iter = warmup + samples, wa
                 seed = seed, cores = cores, refresh = 0,
                 control = list(adapt_delta = adapt_delta, max_treedepth = max_td))
 wall <- as.numeric(difftime(Sys.time(), t0, units = "secs"))
+if (fit@mode != 0L) stop("sampling failed")
 arr <- as.array(fit, pars = pars)
 nm <- dimnames(arr)[[3]]
 pooled <- matrix(arr, ncol = dim(arr)[3])
