@@ -304,7 +304,7 @@ s <- data.frame(name = nm, mean = colMeans(pooled), sd = apply(pooled, 2, sd),
                 q05 = q[1, ], q50 = q[2, ], q95 = q[3, ],
                 rhat = apply(arr, 3, safe(Rhat)), ess_bulk = apply(arr, 3, safe(ess_bulk)),
                 ess_tail = apply(arr, 3, safe(ess_tail)))
-write.csv(format(s, digits = 17), "summary.csv", row.names = FALSE, quote = FALSE)
+write.csv(format(s, digits = 17), "summary.csv", row.names = FALSE)  # quoted: names hold commas (r_g[1,1])
 sp <- get_sampler_params(fit, inc_warmup = FALSE)
 spw <- get_sampler_params(fit, inc_warmup = TRUE)
 et <- get_elapsed_time(fit)
