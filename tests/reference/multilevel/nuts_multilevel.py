@@ -484,7 +484,7 @@ def main(argv=None):
         "min_ess_tail": rounds[-1]["min_ess_tail"],
         "sampler": {"seconds": rounds[-1]["sampler_seconds"],
                     "seconds_note": "rstan's elapsed warmup + sampling, summed over the chains "
-                                    "(they ran one after the other with cores = 1)",
+                                    "(settings.cores of them at a time)",
                     "wall_seconds": run["sampling_wall_s"],
                     "wall_note": "wall time of rstan::sampling (all chains; the machine is shared)",
                     "compile_seconds": run["compile_s"],
