@@ -12,7 +12,8 @@ For each size (rows x features) it simulates logistic data once (`bayes-vi simul
   the standard errors: the Laplace answer, what statsmodels users get;
 * bayes-vi: `bayes-vi fit CONFIG --threads T` with the default settings (the exact method,
   output draws and PSIS included) and `algorithm` meanfield, fullrank, and auto (the default), the
-  same model (intercept, normal(0, 10) priors), summary JSON to a pipe;
+  same model (intercept, normal(0, 10) priors), summary JSON to a pipe; `mc-meanfield` and
+  `mc-fullrank` in --algorithms add the Monte Carlo method (its default rule, natural);
 
 and reports the median wall time of each, its ratio to statsmodels' median in the same run,
 the peak RSS (max over repeats), and bayes-vi's iterations and passes over the data. Times on a
@@ -39,6 +40,15 @@ print(json.dumps({"mean": res.params.tolist(), "sd": res.bse.tolist(), "iteratio
 
 
 
+def inference_of(algo):
+    """'auto', a family, or 'mc-FAMILY': the Monte Carlo method's default rule (natural) with it."""
+    if algo == "auto":
+        return {}
+    if algo.startswith("mc-"):
+        return {"method": "monte_carlo", "algorithm": algo[3:]}
+    return {"algorithm": algo}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
@@ -63,7 +73,7 @@ def main():
                    "model": {"likelihood": "bernoulli_logit", "intercept": True,
                              "priors": {"alpha": {"normal": {"loc": 0, "scale": 10}},
                                         "beta": {"normal": {"loc": 0, "scale": 10}}}},
-                   "inference": {} if algo == "auto" else {"algorithm": algo}}
+                   "inference": inference_of(algo)}
             path = os.path.join(args.data, "fit_%d_%d_%s.json" % (n, d, algo))
             with open(path, "w") as f:
                 json.dump(cfg, f)

@@ -215,7 +215,7 @@ double ExpectedLikelihood<T>::evaluate(const vi::GaussianQ& q, vi::ExpectationGr
     if (scale_ >= 0) chol_u_ = q.chol.row(scale_).transpose();
   } else {
     var_des_.resize(des_);
-    for (Index j = 0; j < des_; ++j) var_des_[j] = q.sd[layout_column(j)] * q.sd[layout_column(j)];
+    for (Index j = 0; j < des_; ++j) var_des_[j] = q.var(layout_column(j));
   }
   u_mean_ = scale_ >= 0 ? q.mean[scale_] : 0.0;
   u_var_ = scale_ >= 0 ? q.var(scale_) : 0.0;

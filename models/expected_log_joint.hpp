@@ -18,7 +18,7 @@ class ExpectedLogJoint final : public vi::ExpectedLogDensity {
 
   Index dim() const override { return model_.dim(); }
   double evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* grad) override {
-    if (grad) grad->reset(q.dim(), q.dense);
+    if (grad) grad->reset(q.dim(), q.dense, q.structured());
     return likelihood_.evaluate(q, grad) + prior_.evaluate(q, grad);
   }
   void hessian_times(const Eigen::VectorXd& d, Eigen::VectorXd& out) override {
@@ -26,6 +26,7 @@ class ExpectedLogJoint final : public vi::ExpectedLogDensity {
     likelihood_.hessian_times(d, out);
     prior_.hessian_times(d, out);
   }
+  std::vector<Index> parents() const override { return prior_.parents(); }
   long passes() const override { return likelihood_.passes(); }
   double value_se() const override { return prior_.value_se(); }
   const ExpectedPrior& prior() const { return prior_; }

@@ -34,11 +34,7 @@ bool log_positive(const std::vector<ad::ColumnTransform>& t, Index offset, Index
 }
 
 // Sigma_ik of q.
-double cov(const vi::GaussianQ& q, Index i, Index k) {
-  if (!q.dense) return i == k ? q.sd[i] * q.sd[i] : 0.0;
-  const Index n = std::min(i, k) + 1;
-  return q.chol.row(i).head(n).dot(q.chol.row(k).head(n));
-}
+double cov(const vi::GaussianQ& q, Index i, Index k) { return q.cov(i, k); }
 
 }  // namespace
 
@@ -112,8 +108,11 @@ ExpectedPrior::ExpectedPrior(const Model& model, std::uint64_t seed, Index sampl
     for (Index c : s.columns) s.transforms.push_back(tr[c]);
     sampled_.push_back(std::move(s));
   }
+  parent_.assign(static_cast<std::size_t>(model.dim()), -1);
   for (const GroupPrior& g : model.group_priors()) {
     if (g.L_offset < 0) {
+      for (Index j = 0; j < g.groups * g.effects; ++j)
+        parent_[static_cast<std::size_t>(g.r_offset + j)] = g.sd_offset + j % g.effects;
       // r_F[g, k] ~ normal(0, sd_F[k]): the hierarchical normal, entry by entry.
       Scale s;
       s.offset = g.r_offset;
@@ -161,6 +160,7 @@ void ExpectedPrior::add_cov(vi::ExpectationGradient* grad, bool dense, Index i, 
     d_var_[i] += g;
   } else {
     off_diagonal_.push_back({i, k, g});
+    if (grad->d_parent.size() != 0 && parent_[static_cast<std::size_t>(i)] == k) grad->d_parent[i] += g;
   }
 }
 
@@ -263,7 +263,7 @@ double ExpectedPrior::combo_value(Combo& c, const vi::GaussianQ& q, vi::Expectat
     for (const auto& [col, w] : c.weights) Ltw += w * q.chol.row(col).transpose();
     v = Ltw.squaredNorm();
   } else {
-    for (const auto& [col, w] : c.weights) v += w * w * q.sd[col] * q.sd[col];
+    for (const auto& [col, w] : c.weights) v += w * w * q.var(col);
   }
   const PriorTerm& t = *c.term;
   double value = 0.0, d_m = 0.0, d_v = 0.0;

@@ -41,6 +41,10 @@ class ExpectedPrior {
   // Meanfield: adds (d^2 E / dmean^2) d, from the last evaluate() with a gradient (the sample
   // average terms' share estimated by Stein's identity from their own draws).
   void hessian_times(const Eigen::VectorXd& d, Eigen::VectorXd& out) const;
+  // For the structured family: each group effect r_F[g, k] with independent effects (a
+  // hierarchical-normal entry under the single scale sd_F[k]) has log sd_F[k] as its parent; -1
+  // elsewhere. Two effects with one parent never share a row (one level per factor per row).
+  const std::vector<Index>& parents() const { return parent_; }
   // The Monte Carlo standard error of the sample-average terms (0 when there are none).
   double value_se() const { return se_; }
   bool exact() const { return sampled_.empty(); }
@@ -131,6 +135,7 @@ class ExpectedPrior {
   Eigen::VectorXd d_var_;                  // meanfield: the prior's diagonal G at the last gradient
   std::vector<OffDiagonal> off_diagonal_;  // meanfield: its off-diagonal entries
   double se_ = 0.0;
+  std::vector<Index> parent_;
   Eigen::VectorXd buf_m_, buf_v_, buf_val_, buf_dm_, buf_dv_;
   vi::ExpectationGradient grid_grad_;  // a grid term's gradient before its point count is final
 };

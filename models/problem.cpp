@@ -64,7 +64,9 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
   fill_default_priors(resolved, shape, scales);
   Model model =
       reduce::collectively(comm, [&] { return Model::build(resolved.model, shape, {options.fused}); });
-  spec::resolve_automatic(resolved, model.dim(), md.data.total_rows);
+  const auto& groups = model.group_priors();
+  const bool group_scales = std::any_of(groups.begin(), groups.end(), [](const GroupPrior& g) { return g.L_offset < 0; });
+  spec::resolve_automatic(resolved, model.dim(), md.data.total_rows, group_scales);
   return Problem<T>{std::move(resolved), std::move(model), std::move(md.data), md.plan, std::move(md.design)};
 }
 

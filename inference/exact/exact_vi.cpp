@@ -8,8 +8,10 @@
 
 #include "common/error.hpp"
 #include "inference/exact/anderson.hpp"
+#include "inference/exact/natural_step.hpp"
 #include "inference/families/fullrank.hpp"
 #include "inference/families/meanfield.hpp"
+#include "inference/families/structured.hpp"
 
 namespace bvi::vi {
 
@@ -19,6 +21,10 @@ GaussianQ to_gaussian(const Family& q) {
   if (const auto* fr = dynamic_cast<const FullRank*>(&q)) {
     g.dense = true;
     g.chol = fr->cholesky();
+  } else if (const auto* st = dynamic_cast<const Structured*>(&q)) {
+    g.sd = st->conditional_sd();
+    g.b = st->b();
+    g.parent = &st->parent();
   } else {
     g.sd = q.marginal_sd();
   }
@@ -27,161 +33,17 @@ GaussianQ to_gaussian(const Family& q) {
 
 void from_gaussian(const GaussianQ& g, Family& q) {
   q.params().head(q.dim()) = g.mean;
-  if (auto* fr = dynamic_cast<FullRank*>(&q))
+  if (auto* fr = dynamic_cast<FullRank*>(&q)) {
     fr->set_cholesky(g.chol);
-  else if (auto* mf = dynamic_cast<MeanField*>(&q))
+  } else if (auto* st = dynamic_cast<Structured*>(&q)) {
+    for (Index j = 0; j < g.dim(); ++j) st->omega()[j] = std::log(g.sd[j]);
+    st->b() = g.b;
+  } else if (auto* mf = dynamic_cast<MeanField*>(&q)) {
     for (Index j = 0; j < g.dim(); ++j) mf->omega()[j] = std::log(g.sd[j]);  // as canonicalize() does
-}
-
-namespace {
-
-// q as the family stores it: meanfield keeps log sd, fullrank the log of L's diagonal, and
-// exp(log(x)) need not give back the last bit of x. Every q the optimizer evaluates goes through
-// this first, so the state a checkpoint saves is exactly the state the run continues from.
-// (A value x is representable when exp(log(x)) == x; one or two round trips reach one.)
-void canonicalize(GaussianQ& q) {
-  // std::exp and std::log element by element, as the families convert (meanfield.hpp, fullrank.cpp).
-  auto fix = [](auto&& v) {
-    for (Eigen::Index j = 0; j < v.size(); ++j)
-      for (int k = 0; k < 8; ++k) {
-        const double next = std::exp(std::log(v[j]));
-        if (next == v[j]) break;
-        v[j] = next;
-      }
-  };
-  if (q.dense)
-    fix(q.chol.diagonal());
-  else
-    fix(q.sd);
-}
-
-// One natural-gradient proposal from q and the gradient there.
-struct Proposal {
-  Eigen::VectorXd step;                // the mean's Newton step
-  Eigen::VectorXd lambda, lambda_new;  // meanfield: precisions now and proposed
-  Eigen::MatrixXd Lambda, Lambda_new;  // fullrank
-  double residual = 0.0;
-  int cg_iterations = 0;
-  // Fullrank: the proposed move in q's own units (L' step and L' (Lambda' - Lambda) L), for
-  // telling oscillation from steady progress.
-  Eigen::VectorXd direction;
-};
-
-// Solves H x = b, H = -d^2E/dmean^2 applied by the density, preconditioned by diag(M), to a
-// relative residual `forcing`; stops early on a direction of non-positive curvature (where E is
-// not concave the Newton step is not an ascent direction beyond it). Starts from M^-1 b.
-Eigen::VectorXd conjugate_gradients(ExpectedLogDensity& density, const Eigen::VectorXd& b,
-                                    const Eigen::VectorXd& M, double forcing, int max_iterations,
-                                    int* iterations) {
-  Eigen::VectorXd x = (b.array() / M.array()).matrix();
-  Eigen::VectorXd Hv;
-  density.hessian_times(x, Hv);
-  Eigen::VectorXd r = b + Hv;  // b - H x, H = -hessian
-  Eigen::VectorXd z = (r.array() / M.array()).matrix();
-  Eigen::VectorXd p = z;
-  double rz = r.dot(z);
-  const double target = forcing * forcing * b.dot((b.array() / M.array()).matrix());
-  int k = 0;
-  for (; k < max_iterations && rz > target; ++k) {
-    density.hessian_times(p, Hv);
-    const double pHp = -p.dot(Hv);
-    if (!(pHp > 0.0)) break;
-    const double alpha = rz / pHp;
-    x += alpha * p;
-    r += alpha * Hv;  // r -= alpha H p
-    z = (r.array() / M.array()).matrix();
-    const double rz_new = r.dot(z);
-    p = z + (rz_new / rz) * p;
-    rz = rz_new;
   }
-  *iterations = k + 1;
-  return x;
 }
 
-// Shortens `step` so that no coordinate moves more than its bound.
-void bound_step(Eigen::VectorXd& step, const Eigen::VectorXd& bounds) {
-  if (bounds.size() != step.size()) return;
-  double factor = 1.0;
-  for (Index j = 0; j < step.size(); ++j) factor = std::max(factor, std::abs(step[j]) / bounds[j]);
-  if (factor > 1.0) step /= factor;
-}
-
-Proposal propose(ExpectedLogDensity& density, const GaussianQ& q, const ExpectationGradient& g,
-                 const ExactOptions& o, double forcing) {
-  Proposal p;
-  const Index P = q.dim();
-  if (!q.dense) {
-    p.lambda = q.sd.array().square().inverse().matrix();
-    const Eigen::VectorXd raw = -2.0 * g.d_var;
-    p.residual = 0.0;
-    for (Index j = 0; j < P; ++j)
-      p.residual =
-          std::max({p.residual, std::abs(q.sd[j] * g.d_mean[j]), std::abs(raw[j] / p.lambda[j] - 1.0)});
-    // Where E is not concave in a coordinate its curvature can be small or of the wrong sign: a
-    // precision may at most quarter in one step.
-    p.lambda_new = raw;
-    for (Index j = 0; j < P; ++j)
-      if (!(raw[j] > 0.25 * p.lambda[j])) p.lambda_new[j] = 0.25 * p.lambda[j];
-    p.step =
-        conjugate_gradients(density, g.d_mean, p.lambda_new, forcing, o.max_cg_iterations, &p.cg_iterations);
-    bound_step(p.step, o.max_mean_step);
-    // No direction: meanfield's iteration is left to Anderson acceleration, which takes care of
-    // its slow and its oscillating modes alike (halving its steps as well measured slower).
-    return p;
-  }
-  const Eigen::MatrixXd& L = q.chol;
-  const Eigen::MatrixXd Linv = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(P, P));
-  p.Lambda = Linv.transpose() * Linv;
-  Eigen::MatrixXd raw = -(g.d_cov + g.d_cov.transpose());  // -2 G, symmetrized
-  const Eigen::VectorXd a = L.transpose() * g.d_mean;
-  Eigen::MatrixXd B = L.transpose() * raw * L;
-  B.diagonal().array() -= 1.0;
-  p.residual = std::max(a.cwiseAbs().maxCoeff(), B.cwiseAbs().maxCoeff());
-  // Not positive definite where E is not concave: move only part of the way towards it.
-  double t = 1.0;
-  Eigen::LLT<Eigen::MatrixXd> llt;
-  for (int i = 0; i < 30; ++i, t *= 0.5) {
-    p.Lambda_new = p.Lambda + t * (raw - p.Lambda);
-    llt.compute(p.Lambda_new);
-    if (llt.info() == Eigen::Success) break;
-  }
-  if (llt.info() != Eigen::Success) {
-    p.Lambda_new = p.Lambda;
-    llt.compute(p.Lambda_new);
-  }
-  p.step = llt.solve(g.d_mean);
-  bound_step(p.step, o.max_mean_step);
-  const Eigen::MatrixXd C = L.transpose() * (p.Lambda_new - p.Lambda) * L;
-  p.direction.resize(P + P * P);
-  p.direction << L.transpose() * p.step, Eigen::Map<const Eigen::VectorXd>(C.data(), P * P);
-  return p;
-}
-
-// q at fraction t of the way from q to the proposal (the precisions interpolated).
-GaussianQ along(const GaussianQ& q, const Proposal& p, double t) {
-  GaussianQ out;
-  out.dense = q.dense;
-  out.mean = q.mean + t * p.step;
-  if (!q.dense) {
-    out.sd = ((1.0 - t) * p.lambda + t * p.lambda_new).array().rsqrt().matrix();
-    canonicalize(out);
-    return out;
-  }
-  const Eigen::MatrixXd Lambda = (1.0 - t) * p.Lambda + t * p.Lambda_new;
-  const Index P = q.dim();
-  const Eigen::MatrixXd Sigma = Lambda.llt().solve(Eigen::MatrixXd::Identity(P, P));
-  out.chol = Eigen::LLT<Eigen::MatrixXd>(0.5 * (Sigma + Sigma.transpose())).matrixL();
-  canonicalize(out);
-  return out;
-}
-
-std::string format(double x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
-}
-
-}  // namespace
+using namespace exact;
 
 bool exact_state_fits(const std::vector<double>& o, Index P, bool dense) {
   if (o.empty()) return true;
@@ -214,7 +76,13 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
 
   ExactResult result;
   AdviResult& run = result.run;
-  run.q = make_family(o.dense ? "fullrank" : "meanfield", P);
+  if (o.structured) {
+    std::vector<Index> parent = density.parents();
+    if (static_cast<Index>(parent.size()) != P) parent.assign(static_cast<std::size_t>(P), -1);
+    run.q = std::make_unique<Structured>(P, std::move(parent));
+  } else {
+    run.q = make_family(o.dense ? "fullrank" : "meanfield", P);
+  }
   GaussianQ q;
   long first = 1;
   if (resume) {
@@ -226,10 +94,26 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
   } else {
     q.dense = o.dense;
     q.mean = initial_mean;
-    if (o.dense)
-      q.chol = o.initial_sd * Eigen::MatrixXd::Identity(P, P);
-    else
-      q.sd = Eigen::VectorXd::Constant(P, o.initial_sd);
+    // A group effect starts with its group's sd as its own (sd_F = exp of its parent's mean):
+    // with q's sd at o.initial_sd and the effects at 0, the prior alone would pull every log sd
+    // down, and from there the iteration climbs back only slowly (a few rows per group: some
+    // hundreds of iterations).
+    const std::vector<Index> parents = density.parents();
+    auto initial_sd = [&](Index j) {
+      const Index pj = static_cast<Index>(parents.size()) == P ? parents[static_cast<std::size_t>(j)] : -1;
+      return pj < 0 ? o.initial_sd : std::exp(initial_mean[pj]);
+    };
+    if (o.dense) {
+      q.chol = Eigen::MatrixXd::Zero(P, P);
+      for (Index j = 0; j < P; ++j) q.chol(j, j) = initial_sd(j);
+    } else {
+      q.sd.resize(P);
+      for (Index j = 0; j < P; ++j) q.sd[j] = initial_sd(j);
+      if (o.structured) {
+        q.b = Eigen::VectorXd::Zero(P);
+        q.parent = &static_cast<const Structured&>(*run.q).parent();
+      }
+    }
     canonicalize(q);
   }
   ExpectationGradient g, g_trial;
@@ -299,6 +183,13 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
   // linearly, by about a digit per iteration, so solving the mean's system more tightly buys no
   // iterations (measured on the validation suite: 0.1 takes the fewest passes over the data).
   const double forcing = 0.1;
+  auto converged = [&](const Proposal& p) {
+    result.grad_residual = p.residual;
+    if (p.residual > o.tol_grad) return false;
+    run.converged = true;
+    run.convergence = "natural-gradient residual " + format(p.residual) + " below tol_grad " + format(o.tol_grad);
+    return true;
+  };
   for (long t = first; t <= o.max_iterations; ++t) {
     if (observer && observer->stop_requested()) {
       run.interrupted = true;
@@ -306,13 +197,7 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
       break;
     }
     const Proposal p = propose(density, q, g, o, forcing);
-    result.grad_residual = p.residual;
-    if (p.residual <= o.tol_grad) {
-      run.converged = true;
-      run.convergence =
-          "natural-gradient residual " + format(p.residual) + " below tol_grad " + format(o.tol_grad);
-      break;
-    }
+    if (converged(p)) break;
     if (last_direction.size() == p.direction.size()) {
       const double cosine =
           p.direction.dot(last_direction) / std::max(1e-300, p.direction.norm() * last_direction.norm());
@@ -329,32 +214,11 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
     double step = max_step, trial_elbo = -std::numeric_limits<double>::infinity();
     GaussianQ trial;
     bool accepted = false;
-    // Meanfield with full steps: try the Anderson-accelerated point first.
-    if (!q.dense && max_step == 1.0) {
-      if (anderson.empty() && (scale_ref.size() != P || t % 25 == 0)) {
-        anderson.reset();
-        scale_ref = q.sd;
-      }
-      Eigen::VectorXd x(2 * P), gx(2 * P);
-      x << (q.mean.array() / scale_ref.array()).matrix(), p.lambda.array().log().matrix();
-      gx << ((q.mean + p.step).array() / scale_ref.array()).matrix(), p.lambda_new.array().log().matrix();
-      const Eigen::VectorXd xn = anderson.next(x, gx - x);
-      bool within = xn.allFinite();
-      if (o.max_mean_step.size() == P)
-        for (Index j = 0; j < P && within; ++j)
-          within = std::abs(xn[j] * scale_ref[j] - q.mean[j]) <= o.max_mean_step[j];
-      if (!anderson.empty() && within) {
-        trial.dense = false;
-        trial.mean = (xn.head(P).array() * scale_ref.array()).matrix();
-        trial.sd = (-0.5 * xn.tail(P).array()).exp().matrix();
-        canonicalize(trial);
-        trial_elbo = density.evaluate(trial, &g_trial) + trial.entropy();
-        accepted = std::isfinite(trial_elbo) && trial_elbo >= elbo - slack;
-        if (!accepted) anderson.reset();
-      }
-    } else {
+    // With full steps, the Anderson-mixed point first.
+    if (max_step == 1.0)
+      accepted = anderson_trial(density, q, p, o, t, elbo, slack, anderson, scale_ref, trial, g_trial, trial_elbo);
+    else
       anderson.reset();
-    }
     for (int k = 0; k < 40 && !accepted; ++k, step *= 0.5) {
       trial = along(q, p, step);
       trial_elbo = density.evaluate(trial, &g_trial) + trial.entropy();
@@ -396,13 +260,7 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
       observer->on_checkpoint(state(t));
   }
   if (!run.converged && !run.interrupted && run.convergence.empty()) {
-    const Proposal p = propose(density, q, g, o, forcing);
-    result.grad_residual = p.residual;
-    if (p.residual <= o.tol_grad) {
-      run.converged = true;
-      run.convergence =
-          "natural-gradient residual " + format(p.residual) + " below tol_grad " + format(o.tol_grad);
-    }
+    converged(propose(density, q, g, o, forcing));
   }
   from_gaussian(q, *run.q);
   result.elbo = elbo;

@@ -30,6 +30,7 @@ struct ExactOptions {
   std::optional<double> tol_rel_obj;  // also stop when the relative ELBO change falls below this
   double initial_sd = 0.01;           // q's starting scale (the first step sets it from the data)
   int max_cg_iterations = 40;         // meanfield: per Newton step
+  bool structured = false;            // meanfield with each group effect tied to its sd (density.parents())
   // The largest move of each coordinate's mean in one iteration (empty: unbounded). A scale
   // parameter on the log scale (a group sd, a hierarchical tau) gets 1, a factor e: at the start
   // its group effects sit at 0, where the prior alone pulls log sd towards -inf, and one unbounded

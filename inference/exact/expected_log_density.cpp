@@ -11,9 +11,13 @@ double GaussianQ::entropy() const {
   return 0.5 * P * (1.0 + kLog2Pi) + log_det;
 }
 
-void ExpectationGradient::reset(Index P, bool dense) {
+void ExpectationGradient::reset(Index P, bool dense, bool structured) {
   value = 0.0;
   d_mean.setZero(P);
+  if (structured)
+    d_parent.setZero(P);
+  else
+    d_parent.resize(0);
   if (dense) {
     d_cov.setZero(P, P);
     d_var.resize(0);

@@ -9,22 +9,49 @@
 // E + H[q] is stationary exactly where mean-gradient is zero and Sigma^-1 = -2 G (for meanfield,
 // on the diagonal): the natural-gradient fixed point the optimizer iterates.
 #include <Eigen/Core>
+#include <algorithm>
+#include <vector>
 
 namespace bvi::vi {
 
 using Index = Eigen::Index;
 
 // q = N(mean, Sigma): meanfield, Sigma = diag(sd^2); or fullrank, Sigma = L L^T with L lower
-// triangular with a positive diagonal.
+// triangular with a positive diagonal; or structured (meanfield with `b` set): coordinate j with
+// a parent p is zeta_j = mean_j + b_j (zeta_p - mean_p) + sd_j eps_j, sd_j its sd given the
+// parent (families/structured.hpp). A parent has no parent; two coordinates with the same
+// parent never enter one row or one prior term together, so only Sigma_jj and Sigma_jp matter.
 struct GaussianQ {
   Eigen::VectorXd mean;
-  Eigen::VectorXd sd;    // meanfield
+  Eigen::VectorXd sd;    // meanfield (structured: given the parent)
   Eigen::MatrixXd chol;  // fullrank (L)
   bool dense = false;
+  Eigen::VectorXd b;                        // structured: empty for meanfield
+  const std::vector<Index>* parent = nullptr;  // structured: each coordinate's parent or -1
 
   Index dim() const { return mean.size(); }
+  bool structured() const { return b.size() != 0; }
+  Index parent_of(Index j) const { return structured() ? (*parent)[static_cast<std::size_t>(j)] : -1; }
   // Sigma_jj.
-  double var(Index j) const { return dense ? chol.row(j).head(j + 1).squaredNorm() : sd[j] * sd[j]; }
+  double var(Index j) const {
+    if (dense) return chol.row(j).head(j + 1).squaredNorm();
+    const Index p = parent_of(j);
+    return p < 0 ? sd[j] * sd[j] : sd[j] * sd[j] + b[j] * b[j] * sd[p] * sd[p];
+  }
+  // Sigma_ik.
+  double cov(Index i, Index k) const {
+    if (i == k) return var(i);
+    if (dense) {
+      const Index n = std::min(i, k) + 1;
+      return chol.row(i).head(n).dot(chol.row(k).head(n));
+    }
+    if (!structured()) return 0.0;
+    const Index pi = parent_of(i), pk = parent_of(k);
+    if (pi == k) return b[i] * sd[k] * sd[k];
+    if (pk == i) return b[k] * sd[i] * sd[i];
+    if (pi >= 0 && pi == pk) return b[i] * b[k] * sd[pi] * sd[pi];
+    return 0.0;
+  }
   // H[q] = P/2 (1 + log 2 pi) + log |det L|, every constant included.
   double entropy() const;
 };
@@ -33,9 +60,10 @@ struct ExpectationGradient {
   double value = 0.0;
   Eigen::VectorXd d_mean;  // dE/dmean (P)
   Eigen::VectorXd d_var;   // meanfield: G_jj (P)
+  Eigen::VectorXd d_parent;  // structured: G_jp for j's parent p (the ordered pair; 0 without one)
   Eigen::MatrixXd d_cov;   // fullrank: G (P x P, symmetric)
 
-  void reset(Index P, bool dense);
+  void reset(Index P, bool dense, bool structured = false);
 };
 
 class ExpectedLogDensity {
@@ -48,6 +76,9 @@ class ExpectedLogDensity {
   // Meanfield only: out = 2 G d with G the full dE/dSigma at the point of the last evaluate()
   // with a gradient (the Hessian of E in the mean applied to d), without forming G.
   virtual void hessian_times(const Eigen::VectorXd& d, Eigen::VectorXd& out) = 0;
+  // The coordinates the structured family may tie to a parent: parent[j] (-1: none). Empty:
+  // none (the structured family is then meanfield).
+  virtual std::vector<Index> parents() const { return {}; }
   // Passes over the data so far.
   virtual long passes() const = 0;
   // The standard error of the value's Monte Carlo part (prior terms with parameters as

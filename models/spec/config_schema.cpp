@@ -277,11 +277,14 @@ const Section& inference_section() {
            "auto",
            false,
            {},
-           {"auto", "meanfield", "fullrank"},
-           "Variational family on the unconstrained space: independent normals, or a multivariate normal "
-           "with a full covariance (Cholesky factor). auto: fullrank when it is affordable (exact method, "
-           "P <= 500 parameters and N P^2 <= 2e10 for N rows), else meanfield; the summary says which ran and "
-           "why."},
+           {"auto", "meanfield", "fullrank", "structured"},
+           "Variational family on the unconstrained space: independent normals (meanfield), a multivariate "
+           "normal with a full covariance (fullrank, its Cholesky factor), or structured (exact method): "
+           "meanfield with every group effect tied linearly to its group's log sd, which keeps the "
+           "group sds from shrinking towards 0 when groups have few rows, at meanfield's cost. auto: "
+           "fullrank when it is affordable (exact method, P <= 500 parameters and N P^2 <= 2e10 for N rows), "
+           "else structured for models with group effects under their sds (exact method), else meanfield; "
+           "the summary says which ran and why."},
           {"tol_grad",
            Kind::number,
            1e-8,

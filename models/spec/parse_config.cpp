@@ -564,6 +564,9 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   }
   inf["method"] = method;
   cfg.inference.method = method;
+  if (method == "monte_carlo" && inf.at("algorithm") == "structured")
+    throw config_error("/inference/algorithm",
+                       "structured is a family of the exact method; use meanfield or fullrank with monte_carlo");
   if (method == "monte_carlo") {
     const Json& opt_in = inf.at("optimizer");
     if (!opt_in.is_object()) throw config_error("/inference/optimizer", "expected an object");
@@ -600,7 +603,7 @@ Config parse_config_text(const std::string& text, const std::string& path, const
 }
 
 std::string automatic_algorithm(const std::string& method, long long parameters, long long rows,
-                                std::string* reason) {
+                                std::string* reason, bool group_scales) {
   constexpr long long kMaxParameters = 500;
   constexpr double kMaxWork = 2e10;  // rows x P^2: about ten passes of fullrank's GEMMs in a few seconds
   const double work = static_cast<double>(rows) * static_cast<double>(parameters) * static_cast<double>(parameters);
@@ -614,19 +617,20 @@ std::string automatic_algorithm(const std::string& method, long long parameters,
     why << "auto: fullrank, affordable here (P = " << parameters << " <= " << kMaxParameters << ", N P^2 = " << work
         << " <= " << kMaxWork << "); it keeps the posterior correlations meanfield drops";
   } else {
-    family = "meanfield";
-    why << "auto: meanfield, since fullrank would cost too much (P = " << parameters << ", N P^2 = " << work
+    family = group_scales ? "structured" : "meanfield";
+    why << "auto: " << family << ", since fullrank would cost too much (P = " << parameters << ", N P^2 = " << work
         << "; fullrank needs P <= " << kMaxParameters << " and N P^2 <= " << kMaxWork << ")";
+    if (group_scales) why << "; it keeps each group effect's dependence on its sd, which meanfield drops";
   }
   if (reason) *reason = why.str();
   return family;
 }
 
-void resolve_automatic(Config& config, long long parameters, long long rows) {
+void resolve_automatic(Config& config, long long parameters, long long rows, bool group_scales) {
   InferenceConfig& inf = config.inference;
   Json& r = config.resolved["inference"];
   if (inf.algorithm_auto || inf.algorithm == "auto") {
-    inf.algorithm = automatic_algorithm(inf.method, parameters, rows, &inf.algorithm_reason);
+    inf.algorithm = automatic_algorithm(inf.method, parameters, rows, &inf.algorithm_reason, group_scales);
     inf.algorithm_auto = true;
   } else if (inf.algorithm_reason.empty()) {
     inf.algorithm_reason = "given in the config";

@@ -2,8 +2,8 @@
 draws.csv bytes and the same summary numbers (timing aside). Its state is q plus the optimizer's
 own (the step length, the last direction, Anderson acceleration's history), all in the
 checkpoint. Two runs that use all of it: meanfield on wide data (Anderson active for dozens of
-iterations) and fullrank on the hierarchical breast-cancer model (its step halves where the
-fixed point oscillates)."""
+iterations), fullrank on the hierarchical breast-cancer model (its step halves where the
+fixed point oscillates) and the structured family on a multilevel model (its ties to the sds)."""
 import json
 import os
 import unittest
@@ -57,6 +57,14 @@ class ExactResume(BinaryTestCase):
             cfg = json.load(f)
         cfg["data"]["csv"] = os.path.join(reference, cfg["data"]["csv"])
         cfg["inference"] = {"algorithm": "fullrank", "output_draws": 200}
+        self.resume_matches(self.write_config(cfg))
+
+    def test_structured_on_a_multilevel_model(self):
+        # The ties b are part of q and of Anderson's history: both must come back exactly.
+        with open(os.path.join(SOURCE_DIR, "configs", "multilevel", "crossed_logistic.json")) as f:
+            cfg = json.load(f)
+        cfg["data"]["csv"] = os.path.join(SOURCE_DIR, "configs", "multilevel", cfg["data"]["csv"])
+        cfg["inference"] = {"algorithm": "structured", "output_draws": 200}
         self.resume_matches(self.write_config(cfg))
 
 

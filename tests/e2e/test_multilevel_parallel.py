@@ -56,22 +56,40 @@ class MultilevelParallel(BinaryTestCase):
             draws = f.read()
         return {k: v for k, v in json.loads(p.stdout).items() if k not in TIMING}, draws
 
+    def check_layouts(self, config, base, ranks=(1, 2, 3)):
+        for threads in (2, 4):
+            out = self.path("t%d" % threads)
+            got = self.outputs(run(["fit", config, "--quiet", "--threads", str(threads), "--output", out]), out)
+            self.assertEqual(got, base, "threads %d" % threads)
+        if not MPIRUN:
+            return
+        for n in ranks:
+            out = self.path("r%d" % n)
+            got = self.outputs(mpirun(n, ["fit", config, "--quiet", "--threads", "1", "--output", out]), out)
+            self.assertEqual(got, base, "ranks %d" % n)
+
+    def test_exact_structured_gives_the_same_bits(self):
+        # The exact method's structured family: its ties to the sds come from the same fixed-order
+        # reductions as everything else.
+        with open(self.config) as f:
+            cfg = json.load(f)
+        cfg["inference"] = {"algorithm": "structured", "output_draws": 100, "seed": 3}
+        config = self.write_config(cfg, "structured.json")
+        base = self.outputs(run(["fit", config, "--quiet", "--threads", "1", "--output", self.path("s1")]),
+                            self.path("s1"))
+        self.assertEqual(base[0]["algorithm"], "structured")
+        self.assertTrue(base[0]["converged"], base[0]["convergence"])
+        self.check_layouts(config, base, ranks=(2, 3))
+
     def test_threads_and_ranks_give_the_same_bits(self):
         base = self.outputs(run(["fit", self.config, "--quiet", "--threads", "1", "--output", self.path("t1")]),
                             self.path("t1"))
         names = [q["label"] for q in base[0]["parameters"] if q["name"].startswith("r_county")]
         self.assertIn("county[Zeta]:x", names)
         self.assertEqual(base[0]["dropped_rows"], sum(1 for i in range(3000) if i % 97 == 5 or i % 211 == 7))
-        for threads in (2, 4):
-            out = self.path("t%d" % threads)
-            got = self.outputs(run(["fit", self.config, "--quiet", "--threads", str(threads), "--output", out]), out)
-            self.assertEqual(got, base, "threads %d" % threads)
+        self.check_layouts(self.config, base)
         if not MPIRUN:
             return
-        for ranks in (1, 2, 3):
-            out = self.path("r%d" % ranks)
-            got = self.outputs(mpirun(ranks, ["fit", self.config, "--quiet", "--threads", "1", "--output", out]), out)
-            self.assertEqual(got, base, "ranks %d" % ranks)
         check = run(["check", self.config]).stdout
         self.assertIn("categorical school: 10 levels: 1, 2, 3, 4, 5, 6, 7, 8, 9, 100; numeric order", check)
         for ranks in (2, 3):

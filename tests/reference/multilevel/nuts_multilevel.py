@@ -1,0 +1,515 @@
+#!/usr/bin/python3
+"""NUTS reference posteriors (rstan) for the multilevel reference problems.
+
+    nuts_multilevel.py CONFIG.json [--stan PROGRAM.stan] [--out REF.json] [--chains 4]
+        [--warmup 1000] [--samples 2500] [--seed 20261212] [--adapt-delta 0.95]
+        [--max-treedepth 12] [--cores 1] [--max-rounds 3] [--rhat 1.01] [--min-ess 400]
+        [--workdir DIR]
+
+Defaults: PROGRAM is stan/NAME.stan and REF fixtures/NAME.nuts.json for CONFIG NAME.json.
+
+Independent of bayes-vi's code: the config (structured form only) and its CSV are read here again,
+from README.md's rules: numeric features as they are (`standardize` must be false); a categorical
+feature (listed in /data/categorical, or whose first non-missing value is not a number) treatment-
+coded with one indicator per level but the first; grouping columns always categorical; levels
+trimmed, sorted by number when every level is a number (`01` and `1` one level) else byte by byte;
+group g of factor F is the g-th level in that order (1-based). The Stan program (hand-written,
+non-centred) fixes the prior families; their numbers come from the config, whose families are
+checked against the program's: alpha normal (uncentred: `"centered": true` is refused), beta
+normal, sigma half_normal, sd_F half_normal, cor_F lkj. Anything else in the config is refused.
+
+Rscript runs rstan's NUTS: `--chains` chains of `--warmup` + `--samples` iterations from `--seed`.
+If any reported parameter has rank-normalized split R-hat above `--rhat` or bulk ESS below
+`--min-ess` (rstan's Rhat / ess_bulk), the sampling iterations double and the run repeats (same
+compiled model, seed + round), up to `--max-rounds`; exit 1 if still missed.
+
+The output keeps summaries only: per parameter (bayes-vi's names alpha, beta.d, sigma, sd_F.k,
+cor_F.i.j, r_F.g.k, with bayes-vi-style labels) mean, sd, q05, q50, q95 (pooled post-warmup draws,
+R's type-7 quantiles = numpy's default), R-hat, bulk and tail ESS, MCSE of the mean (sd / sqrt(bulk
+ESS)); divergences, tree depth, step sizes; the sampler's time (rstan's warmup + sampling, per
+chain and summed) and the wall time of the sampling call; the levels of every factor; sha256 of
+the CSV, the config and the Stan program; rstan's version and the command.
+"""
+
+import argparse
+import csv
+import hashlib
+import json
+import math
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from nuts_reference import write_rdump as _write_rdump  # noqa: E402  (shared dump writer)
+
+MISSING = {"", "na", "nan", "-nan", "+nan"}
+
+
+class ConfigError(Exception):
+    pass
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def is_number(s):
+    try:
+        v = float(s)
+    except ValueError:
+        return False
+    return math.isfinite(v)
+
+
+def sorted_levels(values):
+    """bayes-vi's level order: numeric when every level is a number (by value; '01' == '1'),
+    else byte by byte (UTF-8 = code point order). Returns (levels, key function)."""
+    distinct = set(values)
+    if all(is_number(v) for v in distinct):
+        by_value = {}
+        for v in distinct:
+            by_value.setdefault(float(v), v)
+        keys = sorted(by_value)
+        labels = [by_value[k] for k in keys]
+        # bayes-vi names a numeric level by its number (e.g. '1' for '01')
+        labels = ["%d" % k if float(k).is_integer() and abs(k) < 2 ** 53 else repr(k) for k in keys]
+        index = {k: i for i, k in enumerate(keys)}
+        return labels, (lambda v: index[float(v)]), "numeric"
+    labels = sorted(distinct, key=lambda s: s.encode("utf-8"))
+    index = {v: i for i, v in enumerate(labels)}
+    return labels, (lambda v: index[v]), "byte"
+
+
+def hyper(prior, family, key, size, where):
+    if list(prior) != [family] and not (family == "normal" and set(prior) == {"normal", "centered"}):
+        raise ConfigError("%s: the Stan program states a %s prior, the config %s"
+                          % (where, family, sorted(prior)))
+    if prior.get("centered", False):
+        raise ConfigError("%s: centered alpha priors are not supported (give an uncentred one)"
+                          % where)
+    v = prior[family][key]
+    if isinstance(v, str):
+        raise ConfigError("%s/%s/%s: hierarchical hyperparameters are not supported"
+                          % (where, family, key))
+    a = np.asarray(v, dtype=float).ravel()
+    if a.size == 1:
+        a = np.full(size, a[0])
+    if a.size != size:
+        raise ConfigError("%s/%s/%s: %d entries for %d coefficients" % (where, family, key,
+                                                                         a.size, size))
+    return a
+
+
+def load_problem(config_path):
+    """Config + CSV -> (Stan data dict, parameter table, description)."""
+    with open(config_path) as f:
+        cfg = json.load(f)
+    allowed = {"data": {"csv", "response", "features", "categorical", "standardize", "missing"},
+               "model": {"likelihood", "intercept", "groups", "priors"}}
+    for sec, keys in allowed.items():
+        extra = set(cfg.get(sec, {})) - keys
+        if extra:
+            raise ConfigError("/%s: not supported here: %s" % (sec, sorted(extra)))
+    extra = set(cfg) - {"data", "model", "inference"}
+    if extra:
+        raise ConfigError("unknown keys %s" % sorted(extra))
+    data_cfg, model_cfg = cfg["data"], cfg["model"]
+    if data_cfg.get("standardize", False):
+        raise ConfigError("/data/standardize: must be false here")
+    if data_cfg.get("missing", "error") != "error":
+        raise ConfigError("/data/missing: must be 'error' here")
+    if not model_cfg.get("intercept", False):
+        raise ConfigError("/model/intercept: the programs have an intercept")
+    lik = model_cfg["likelihood"]
+    if lik not in ("normal", "bernoulli_logit"):
+        raise ConfigError("/model/likelihood: %s not supported here" % lik)
+    csv_path = os.path.join(os.path.dirname(os.path.abspath(config_path)), data_cfg["csv"])
+    with open(csv_path, newline="") as f:
+        reader = csv.reader(f)
+        header = [h.strip() for h in next(reader)]
+        rows = [[c.strip() for c in r] for r in reader]
+    cols = {h: [r[j] for r in rows] for j, h in enumerate(header)}
+    for h, vals in cols.items():
+        if any(v.lower() in MISSING for v in vals):
+            raise ConfigError("%s: column %s has missing values (not supported here)"
+                              % (csv_path, h))
+    N = len(rows)
+    resp = data_cfg["response"]
+    y = np.array([float(v) for v in cols[resp]])
+    if lik == "bernoulli_logit" and not np.all((y == 0) | (y == 1)):
+        raise ConfigError("response not 0/1")
+    declared_cat = set(data_cfg.get("categorical", []))
+    groups = model_cfg.get("groups", [])
+    group_cols = {c for g in groups for c in g["by"]}
+
+    def categorical(col):
+        return col in declared_cat or col in group_cols or not is_number(cols[col][0])
+
+    features = data_cfg.get("features")
+    if features is None:
+        raise ConfigError("/data/features: give them explicitly here")
+    Xcols, xnames = [], []
+    levels_out = {}
+    for feat in features:
+        if ":" in feat:
+            raise ConfigError("/data/features: interactions are not supported here")
+        if categorical(feat):
+            labels, index, order = sorted_levels(cols[feat])
+            idx = np.array([index(v) for v in cols[feat]])
+            levels_out[feat] = {"levels": labels, "order": order, "reference": labels[0]}
+            for j in range(1, len(labels)):
+                Xcols.append((idx == j).astype(float))
+                xnames.append("%s[%s]" % (feat, labels[j]))
+        else:
+            Xcols.append(np.array([float(v) for v in cols[feat]]))
+            xnames.append(feat)
+    D = len(Xcols)
+    X = np.column_stack(Xcols)
+    data = {"N": N, "D": D, "X": X,
+            "y": y.astype(int) if lik == "bernoulli_logit" else y}
+
+    priors = dict(model_cfg.get("priors", {}))
+    params = []   # (name, label, block, extra)
+
+    def take(name):
+        if name not in priors:
+            raise ConfigError("/model/priors/%s: the reference needs an explicit prior" % name)
+        return priors.pop(name)
+
+    p = take("alpha")
+    data["alpha_loc"] = float(hyper(p, "normal", "loc", 1, "/model/priors/alpha")[0])
+    data["alpha_scale"] = float(hyper(p, "normal", "scale", 1, "/model/priors/alpha")[0])
+    params.append({"name": "alpha", "stan": "alpha", "label": "(Intercept)", "kind": "alpha"})
+    p = take("beta")
+    data["beta_loc"] = hyper(p, "normal", "loc", D, "/model/priors/beta")
+    data["beta_scale"] = hyper(p, "normal", "scale", D, "/model/priors/beta")
+    for d in range(D):
+        params.append({"name": "beta.%d" % (d + 1), "stan": "beta[%d]" % (d + 1),
+                       "label": xnames[d], "kind": "beta"})
+    if lik == "normal":
+        p = take("sigma")
+        data["sigma_scale"] = float(hyper(p, "half_normal", "scale", 1, "/model/priors/sigma")[0])
+        params.append({"name": "sigma", "stan": "sigma", "label": "sigma", "kind": "sigma"})
+    factors = []
+    r_params = []
+    for gi, g in enumerate(groups):
+        by = g["by"]
+        if len(by) != 1:
+            raise ConfigError("/model/groups/%d/by: one column only here" % gi)
+        F = by[0]
+        if set(g) - {"by", "intercept", "terms", "correlated"}:
+            raise ConfigError("/model/groups/%d: unsupported keys" % gi)
+        if not g.get("intercept", True):
+            raise ConfigError("/model/groups/%d: a varying intercept is required here" % gi)
+        terms = g.get("terms", [])
+        K = 1 + len(terms)
+        correlated = g.get("correlated", True) and K >= 2
+        labels, index, order = sorted_levels(cols[F])
+        G = len(labels)
+        data["G_" + F] = G
+        data[F] = np.array([index(v) + 1 for v in cols[F]], dtype=int)
+        for t in terms:
+            if categorical(t) or ":" in t:
+                raise ConfigError("/model/groups/%d/terms: numeric columns only here" % gi)
+        if len(terms) == 1:
+            data["Z_" + F] = np.array([float(v) for v in cols[terms[0]]])
+        elif len(terms) > 1:
+            raise ConfigError("/model/groups/%d/terms: one slope at most here" % gi)
+        effects = ["(Intercept)"] + list(terms)
+        counts = np.bincount(data[F] - 1, minlength=G)
+        levels_out[F] = {"levels": labels, "order": order, "rows": counts.tolist(),
+                         "effects": effects}
+        factors.append({"factor": F, "groups": G, "K": K, "correlated": correlated,
+                        "effects": effects})
+        p = take("sd_" + F)
+        data["sd_%s_scale" % F] = hyper(p, "half_normal", "scale", K, "/model/priors/sd_" + F)
+        for k in range(K):
+            params.append({"name": "sd_%s.%d" % (F, k + 1), "stan": "sd_%s[%d]" % (F, k + 1),
+                           "label": "%s: sd(%s)" % (F, effects[k]), "kind": "sd", "factor": F,
+                           "levels": G})
+        if correlated:
+            p = take("cor_" + F)
+            if list(p) != ["lkj"]:
+                raise ConfigError("/model/priors/cor_%s: lkj expected" % F)
+            data["cor_%s_eta" % F] = float(p["lkj"]["eta"])
+            for i in range(2, K + 1):
+                for j in range(1, i):
+                    params.append({"name": "cor_%s.%d.%d" % (F, i, j),
+                                   "stan": "cor_%s[%d,%d]" % (F, i, j),
+                                   "label": "%s: cor(%s, %s)" % (F, effects[j - 1], effects[i - 1]),
+                                   "kind": "cor", "factor": F, "levels": G})
+        for gg in range(G):
+            for k in range(K):
+                r_params.append({"name": "r_%s.%d.%d" % (F, gg + 1, k + 1),
+                                 "stan": "r_%s[%d,%d]" % (F, gg + 1, k + 1),
+                                 "label": "%s[%s]:%s" % (F, labels[gg], effects[k]),
+                                 "kind": "r", "factor": F, "rows": int(counts[gg])})
+    if priors:
+        raise ConfigError("/model/priors: not used by the program: %s" % sorted(priors))
+    params += r_params
+    desc = {"N": N, "likelihood": lik, "response": resp, "features": features,
+            "coefficients": xnames, "factors": factors, "levels": levels_out,
+            "csv": os.path.relpath(csv_path, HERE), "csv_sha256": sha256(csv_path)}
+    return data, params, desc
+
+
+def write_rdump(path, data):
+    """nuts_reference's dump file, with length-1 vectors given their dimension (else rstan reads
+    them as scalars and refuses them for a vector[1])."""
+    ones = {k: v for k, v in data.items() if np.ndim(v) == 1 and np.size(v) == 1}
+    _write_rdump(path, {k: v for k, v in data.items() if k not in ones})
+    with open(path, "a") as f:
+        for k, v in ones.items():
+            f.write("%s <- structure(c(%r), .Dim = c(1L))\n" % (k, float(np.asarray(v)[0])))
+
+
+R_SCRIPT = r"""
+suppressPackageStartupMessages(library(rstan))
+a <- commandArgs(trailingOnly = TRUE)
+workdir <- a[1]; chains <- as.integer(a[2]); warmup <- as.integer(a[3]); samples <- as.integer(a[4])
+seed <- as.integer(a[5]); adapt_delta <- as.numeric(a[6]); max_td <- as.integer(a[7])
+cores <- as.integer(a[8]); pars <- strsplit(a[9], ",")[[1]]
+rstan_options(auto_write = TRUE)
+# Debian's r-cran-bh leaves the Boost headers in /usr/include (libboost-dev), where rstan's check
+# for BH's include folder does not look.
+if (!file.exists(rstan_options("boost_lib")) && dir.exists("/usr/include/boost"))
+  rstan_options(boost_lib = "/usr/include")
+setwd(workdir)
+t0 <- Sys.time()
+model <- stan_model("model.stan")
+compile_s <- as.numeric(difftime(Sys.time(), t0, units = "secs"))
+data <- read_rdump("data.R")
+t0 <- Sys.time()
+fit <- sampling(model, data = data, chains = chains, iter = warmup + samples, warmup = warmup,
+                seed = seed, cores = cores, refresh = 0,
+                control = list(adapt_delta = adapt_delta, max_treedepth = max_td))
+wall <- as.numeric(difftime(Sys.time(), t0, units = "secs"))
+if (fit@mode != 0L) stop("sampling failed")
+arr <- as.array(fit, pars = pars)
+nm <- dimnames(arr)[[3]]
+pooled <- matrix(arr, ncol = dim(arr)[3])
+q <- apply(pooled, 2, quantile, probs = c(0.05, 0.5, 0.95), type = 7, names = FALSE)
+safe <- function(f) function(x) if (sd(as.vector(x)) > 0) f(x) else NA_real_
+s <- data.frame(name = nm, mean = colMeans(pooled), sd = apply(pooled, 2, sd),
+                q05 = q[1, ], q50 = q[2, ], q95 = q[3, ],
+                rhat = apply(arr, 3, safe(Rhat)), ess_bulk = apply(arr, 3, safe(ess_bulk)),
+                ess_tail = apply(arr, 3, safe(ess_tail)))
+write.csv(format(s, digits = 17), "summary.csv", row.names = FALSE)  # quoted: names hold commas (r_g[1,1])
+sp <- get_sampler_params(fit, inc_warmup = FALSE)
+spw <- get_sampler_params(fit, inc_warmup = TRUE)
+et <- get_elapsed_time(fit)
+chain_info <- data.frame(chain = seq_len(chains), warmup_s = et[, "warmup"], sample_s = et[, "sample"],
+                         divergent = sapply(sp, function(x) sum(x[, "divergent__"])),
+                         treedepth_max_hits = sapply(sp, function(x) sum(x[, "treedepth__"] >= max_td)),
+                         mean_treedepth = sapply(sp, function(x) mean(x[, "treedepth__"])),
+                         mean_leapfrog = sapply(sp, function(x) mean(x[, "n_leapfrog__"])),
+                         total_leapfrog = sapply(spw, function(x) sum(x[, "n_leapfrog__"])),
+                         stepsize = sapply(sp, function(x) x[1, "stepsize__"]),
+                         mean_accept_stat = sapply(sp, function(x) mean(x[, "accept_stat__"])))
+write.csv(chain_info, "chains.csv", row.names = FALSE)
+writeLines(c(as.character(packageVersion("rstan")), format(wall, digits = 10),
+             format(compile_s, digits = 10)), "run_info.txt")
+"""
+
+
+def run_rstan(workdir, chains, warmup, samples, seed, adapt_delta, max_td, cores, pars, log):
+    rpath = os.path.join(workdir, "run.R")
+    with open(rpath, "w") as f:
+        f.write(R_SCRIPT)
+    cmd = ["Rscript", rpath, workdir, str(chains), str(warmup), str(samples), str(seed),
+           repr(adapt_delta), str(max_td), str(cores), ",".join(pars)]
+    log("running: " + " ".join(shlex.quote(c) for c in cmd))
+    t0 = time.time()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
+        raise RuntimeError("Rscript failed (exit %d)" % proc.returncode)
+    elapsed = time.time() - t0
+
+    def table(name):
+        with open(os.path.join(workdir, name)) as f:
+            return list(csv.DictReader(f))
+
+    with open(os.path.join(workdir, "run_info.txt")) as f:
+        version, wall, compile_s = f.read().split()
+    return {"summary": table("summary.csv"), "chains": table("chains.csv"), "rstan": version,
+            "sampling_wall_s": float(wall), "compile_s": float(compile_s), "rscript_s": elapsed,
+            "stderr": proc.stderr}
+
+
+def num(s):
+    s = s.strip()
+    return float("nan") if s in ("NA", "NaN") else float(s)
+
+
+def summarize(params, run):
+    by_stan = {r["name"].strip().replace(" ", ""): r for r in run["summary"]}
+    out = []
+    for p in params:
+        r = by_stan.get(p["stan"])
+        if r is None:
+            raise RuntimeError("Stan's output has no %s" % p["stan"])
+        sd = num(r["sd"])
+        ess = num(r["ess_bulk"])
+        row = {"name": p["name"], "label": p["label"], "kind": p["kind"]}
+        for k in ("factor", "levels", "rows"):
+            if k in p:
+                row[k] = p[k]
+        row.update({"mean": num(r["mean"]), "sd": sd, "q05": num(r["q05"]), "q50": num(r["q50"]),
+                    "q95": num(r["q95"]), "rhat": num(r["rhat"]), "ess_bulk": ess,
+                    "ess_tail": num(r["ess_tail"]), "mcse_mean": sd / math.sqrt(ess)})
+        out.append(row)
+    return out
+
+
+def stan_pars(params):
+    """Stan parameter blocks to extract."""
+    seen = []
+    for p in params:
+        base = p["stan"].split("[")[0]
+        if base not in seen:
+            seen.append(base)
+    return seen
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("config")
+    ap.add_argument("--stan", help="Stan program (default: stan/NAME.stan)")
+    ap.add_argument("--out", help="reference JSON (default: fixtures/NAME.nuts.json)")
+    ap.add_argument("--chains", type=int, default=4)
+    ap.add_argument("--warmup", type=int, default=1000)
+    ap.add_argument("--samples", type=int, default=2500, help="post-warmup iterations per chain")
+    ap.add_argument("--seed", type=int, default=20261212)
+    ap.add_argument("--adapt-delta", type=float, default=0.95)
+    ap.add_argument("--max-treedepth", type=int, default=12)
+    ap.add_argument("--cores", type=int, default=1,
+                    help="chains run in parallel (default 1: one after the other, the machine is "
+                         "shared)")
+    ap.add_argument("--max-rounds", type=int, default=3)
+    ap.add_argument("--rhat", type=float, default=1.01)
+    ap.add_argument("--min-ess", type=float, default=400)
+    ap.add_argument("--workdir", help="keep the Stan files and the compiled model here")
+    args = ap.parse_args(argv)
+    name = os.path.splitext(os.path.basename(args.config))[0]
+    stan_path = args.stan or os.path.join(HERE, "stan", name + ".stan")
+    out_path = args.out or os.path.join(HERE, "fixtures", name + ".nuts.json")
+
+    def log(msg):
+        print("nuts_multilevel: " + msg, file=sys.stderr, flush=True)
+
+    try:
+        data, params, desc = load_problem(args.config)
+        with open(stan_path) as f:
+            program = f.read()
+    except (ConfigError, OSError, ValueError, KeyError) as e:
+        print("nuts_multilevel: error: %s" % e, file=sys.stderr)
+        return 2
+    if shutil.which("Rscript") is None:
+        print("nuts_multilevel: error: Rscript not found", file=sys.stderr)
+        return 2
+    workdir = args.workdir or tempfile.mkdtemp(prefix="nuts_multilevel_")
+    os.makedirs(workdir, exist_ok=True)
+    mpath = os.path.join(workdir, "model.stan")
+    if not (os.path.exists(mpath) and open(mpath).read() == program):
+        with open(mpath, "w") as f:
+            f.write(program)
+    write_rdump(os.path.join(workdir, "data.R"), data)
+    pars = stan_pars(params)
+    samples = args.samples
+    rounds = []
+    for rnd in range(args.max_rounds):
+        seed = args.seed + rnd
+        run = run_rstan(workdir, args.chains, args.warmup, samples, seed, args.adapt_delta,
+                        args.max_treedepth, args.cores, pars, log)
+        rows = summarize(params, run)
+        worst = max(rows, key=lambda p: p["rhat"])
+        least = min(rows, key=lambda p: p["ess_bulk"])
+        chains = run["chains"]
+        info = {"round": rnd + 1, "seed": seed, "samples_per_chain": samples,
+                "worst_rhat": worst["rhat"], "worst_rhat_parameter": worst["name"],
+                "min_ess_bulk": least["ess_bulk"], "min_ess_bulk_parameter": least["name"],
+                "min_ess_tail": min(p["ess_tail"] for p in rows),
+                "sampler_seconds": sum(float(c["warmup_s"]) + float(c["sample_s"])
+                                       for c in chains),
+                "wall_seconds": run["sampling_wall_s"],
+                "divergences": sum(int(float(c["divergent"])) for c in chains)}
+        rounds.append(info)
+        log("round %d: %d x (%d + %d) iterations, worst R-hat %.4f (%s), min bulk ESS %.0f (%s), "
+            "%d divergences, sampler %.1f s (compile %.0f s)"
+            % (rnd + 1, args.chains, args.warmup, samples, worst["rhat"], worst["name"],
+               least["ess_bulk"], least["name"], info["divergences"], info["sampler_seconds"],
+               run["compile_s"]))
+        if worst["rhat"] <= args.rhat and least["ess_bulk"] >= args.min_ess:
+            break
+        samples *= 2
+    ok = rounds[-1]["worst_rhat"] <= args.rhat and rounds[-1]["min_ess_bulk"] >= args.min_ess
+    chain_rows = [{k: (int(float(v)) if k in ("chain", "divergent", "treedepth_max_hits",
+                                              "total_leapfrog") else float(v))
+                   for k, v in c.items()} for c in chains]
+    for c in chain_rows:
+        c["seconds"] = c["warmup_s"] + c["sample_s"]
+    rel = lambda p: os.path.relpath(os.path.abspath(p), HERE)  # noqa: E731
+    out = {
+        "problem": name,
+        "config": rel(args.config),
+        "config_sha256": sha256(args.config),
+        "stan_program": rel(stan_path),
+        "stan_program_sha256": sha256(stan_path),
+        "method": "rstan NUTS (diag_e metric, non-centred group effects); rank-normalized split "
+                  "R-hat and bulk/tail ESS from rstan::Rhat / ess_bulk / ess_tail; mean, sd and "
+                  "type-7 quantiles of the pooled post-warmup draws",
+        "rstan": run["rstan"],
+        "command": " ".join(shlex.quote(a) for a in
+                            ["/usr/bin/python3", "tests/reference/multilevel/nuts_multilevel.py"]
+                            + list(sys.argv[1:] if argv is None else argv)),
+        "settings": {"chains": args.chains, "warmup": args.warmup, "samples_per_chain": samples,
+                     "seed": rounds[-1]["seed"], "adapt_delta": args.adapt_delta,
+                     "max_treedepth": args.max_treedepth, "cores": args.cores},
+        "targets": {"rhat_max": args.rhat, "ess_bulk_min": args.min_ess, "met": ok},
+        "worst_rhat": rounds[-1]["worst_rhat"],
+        "worst_rhat_parameter": rounds[-1]["worst_rhat_parameter"],
+        "min_ess_bulk": rounds[-1]["min_ess_bulk"],
+        "min_ess_bulk_parameter": rounds[-1]["min_ess_bulk_parameter"],
+        "min_ess_tail": rounds[-1]["min_ess_tail"],
+        "sampler": {"seconds": rounds[-1]["sampler_seconds"],
+                    "seconds_note": "rstan's elapsed warmup + sampling, summed over the chains "
+                                    "(settings.cores of them at a time)",
+                    "wall_seconds": run["sampling_wall_s"],
+                    "wall_note": "wall time of rstan::sampling (all chains; the machine is shared)",
+                    "compile_seconds": run["compile_s"],
+                    "divergences": rounds[-1]["divergences"],
+                    "treedepth_max_hits": sum(c["treedepth_max_hits"] for c in chain_rows),
+                    "chains": chain_rows},
+        "rounds": rounds,
+        "data": desc,
+        "parameters": rows,
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
+    tmp = out_path + ".tmp%d" % os.getpid()
+    with open(tmp, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, out_path)
+    log("wrote %s" % out_path)
+    if not args.workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if not ok:
+        log("targets not met: worst R-hat %.4f, min bulk ESS %.0f"
+            % (rounds[-1]["worst_rhat"], rounds[-1]["min_ess_bulk"]))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
