@@ -188,14 +188,18 @@ void check_resumable(const AdviState& s, const spec::InferenceConfig& inference,
   };
   const bool exact = inference.method == "exact";
   const Eigen::Index P = dim;
-  const Eigen::Index n = inference.algorithm == "fullrank" ? P + P * (P + 1) / 2 : 2 * P;
+  // The family's numbers: the mean and L's triangle, the mean, log sds and the structured
+  // family's ties, or the mean and log sds.
+  const Eigen::Index n = inference.algorithm == "fullrank"     ? P + P * (P + 1) / 2
+                         : inference.algorithm == "structured" ? 3 * P
+                                                               : 2 * P;
   if (s.params.size() != n)
     throw refuse("holds " + std::to_string(s.params.size()) + " parameters of the approximation; a " +
                  inference.algorithm + " run over " + std::to_string(P) + " model parameters has " +
                  std::to_string(n));
   if (!s.params.allFinite()) throw refuse("the approximation's parameters are not all finite");
   if (!all_finite(s.optimizer_state)) throw refuse("the optimizer state is not all finite");
-  if (exact ? !exact_state_fits(s.optimizer_state, P, inference.algorithm == "fullrank")
+  if (exact ? !exact_state_fits(s.optimizer_state, P, inference.algorithm)
             : !optimizer_state_fits(inference.optimizer.name, inference.algorithm, s.optimizer_state.size(), n,
                                     P))
     throw refuse("the optimizer state has " + std::to_string(s.optimizer_state.size()) + " numbers, not what " +

@@ -45,23 +45,28 @@ void from_gaussian(const GaussianQ& g, Family& q) {
 
 using namespace exact;
 
-bool exact_state_fits(const std::vector<double>& o, Index P, bool dense) {
+bool exact_state_fits(const std::vector<double>& o, Index P, const std::string& family) {
   if (o.empty()) return true;
+  const bool dense = family == "fullrank", structured = family == "structured";
   // A count read from the state: a whole number in [0, limit].
   auto count = [](double x, double limit) { return x >= 0 && x <= limit && x == std::floor(x); };
   const double p = static_cast<double>(P);
   if (o.size() < 3 || !count(o[0], 1e15) || !(o[1] >= 1.0 / 1024.0 && o[1] <= 1.0)) return false;
-  // The last direction: fullrank's (P + P^2 numbers) once it has taken a step; meanfield has none.
+  // The last direction: fullrank's (P + P^2 numbers) once it has taken a step; the others have none.
   const double nd = o[2];
   if (!(nd == 0 || (dense && nd == p + p * p))) return false;
   std::size_t at = 3 + static_cast<std::size_t>(nd);
-  // Meanfield's scale reference (P sds) once Anderson's history began.
-  if (o.size() < at + 1 || !(o[at] == 0 || (!dense && o[at] == p))) return false;
+  // The reference of Anderson's coordinates once its history began (natural_step.cpp): the sds
+  // (P), or fullrank's Cholesky factor (P^2).
+  if (o.size() < at + 1 || !(o[at] == 0 || o[at] == (dense ? p * p : p))) return false;
   at += 1 + static_cast<std::size_t>(o[at]);
-  // Anderson's [n, k, 2 n + 2 k n numbers], n = 2P coordinates, k <= 5 steps (none for fullrank).
+  // Anderson's [n, k, 2 n + 2 k n numbers], k <= 5 steps in n coordinates: the means and log
+  // precisions (2P), with the structured family's ties (3P), or fullrank's whitened mean and
+  // precision triangle (P + P(P + 1)/2).
   if (o.size() < at + 2) return false;
   const double n = o[at], k = o[at + 1];
-  if (!(n == 0 || (!dense && n == 2 * p)) || !count(k, 5) || (n == 0 && k != 0)) return false;
+  const double width = dense ? p + p * (p + 1) / 2 : structured ? 3 * p : 2 * p;
+  if (!(n == 0 || n == width) || !count(k, 5) || (n == 0 && k != 0)) return false;
   return o.size() - at == 2 + static_cast<std::size_t>(n) * (2 + 2 * static_cast<std::size_t>(k));
 }
 

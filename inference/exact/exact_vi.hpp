@@ -15,6 +15,7 @@
 //   |L' dE/dm| and |L' Lambda' L - I|             (fullrank, entrywise),
 // are all below tol_grad: scale-free, so one tolerance serves posteriors of any width.
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/logger.hpp"
@@ -52,10 +53,11 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
                       const RunOptions& run_options = {});
 
 // Whether `state` can be the optimizer state run_exact saves in a checkpoint for P parameters of
-// this family (dense: fullrank): [passes, max_step, |direction|, direction, |scale_ref|,
-// scale_ref, Anderson's history], each size one the run keeps, so that resuming never reads out
-// of bounds. Empty (before the first step) fits. The numbers are assumed finite.
-bool exact_state_fits(const std::vector<double>& state, Index P, bool dense);
+// this family ("meanfield", "structured" or "fullrank"): [passes, max_step, |direction|,
+// direction, |scale_ref|, scale_ref, Anderson's history], each size one the run keeps, so that
+// resuming never reads out of bounds. Empty (before the first step) fits. The numbers are assumed
+// finite.
+bool exact_state_fits(const std::vector<double>& state, Index P, const std::string& family);
 
 // The Gaussian of a family's parameters and back (meanfield: [mean, log sd]; fullrank: [mean,
 // L's lower triangle with log diagonal]).

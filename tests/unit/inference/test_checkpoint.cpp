@@ -223,14 +223,28 @@ TEST_CASE("an exact-method state is checked against the sizes run_exact reads") 
   s = good;
   s.optimizer_state.clear();  // before the first step
   check_resumable(s, c, 2, kWhere);
-  // Fullrank over P = 2: q is 2 + 3 numbers; the last direction (P + P^2 = 6), no scales, no Anderson.
+  // Fullrank over P = 2: q is 2 + 3 numbers; the last direction (P + P^2 = 6), L0 (P^2 = 4) and
+  // Anderson over the whitened mean and precision triangle (2 + 3 = 5 coordinates).
   auto full = c;
   full.algorithm = "fullrank";
   s = good;
   s.params = Eigen::VectorXd::Zero(5);
   s.optimizer_state = {3, 0.5, 6, 1, 2, 3, 4, 5, 6, 0, 0, 0};
   check_resumable(s, full, 2, kWhere);
-  s.optimizer_state = {3, 0.5, 0, 0, 4, 1};  // Anderson's history, which fullrank never keeps
-  s.optimizer_state.resize(6 + 4 * 4, 0.0);
+  s.optimizer_state = {3, 0.5, 0, 4, 1, 0, 0, 1, 5, 1};
+  s.optimizer_state.resize(10 + 5 * 4, 0.25);
+  check_resumable(s, full, 2, kWhere);
+  s.optimizer_state = {3, 0.5, 0, 2, 0.3, 0.4, 4, 1};  // meanfield's scales and Anderson width
+  s.optimizer_state.resize(8 + 4 * 4, 0.25);
   unresumable(s, full, 2, "optimizer");
+  // Structured over P = 2: q is 3P numbers (mean, log sds, ties), Anderson over 3P coordinates.
+  auto tied = c;
+  tied.algorithm = "structured";
+  s = good;
+  unresumable(s, tied, 2, "parameters");
+  s.params = Eigen::VectorXd::Zero(6);
+  unresumable(s, tied, 2, "optimizer");  // meanfield's Anderson width (2P)
+  s.optimizer_state = {12, 1.0, 0, 2, 0.3, 0.4, 6, 1};
+  s.optimizer_state.resize(8 + 6 * 4, 0.25);
+  check_resumable(s, tied, 2, kWhere);
 }
