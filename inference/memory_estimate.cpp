@@ -19,10 +19,11 @@ bool fullrank(const RunSizes& s) {
   return s.algorithm == "fullrank";
 }
 
-// Numbers of q: the mean and log sds, or the mean and a Cholesky factor.
+// Numbers of q: the mean and log sds (and the structured family's ties), or the mean and a
+// Cholesky factor.
 double family_numbers(const RunSizes& s) {
   const double P = d(s.parameters);
-  return fullrank(s) ? P + P * (P + 1) / 2 : 2 * P;
+  return fullrank(s) ? P + P * (P + 1) / 2 : s.algorithm == "structured" ? 3 * P : 2 * P;
 }
 
 // ChunkReducer: one slot of `len` doubles (rounded up to a cache line) per owned chunk, and with
@@ -139,14 +140,18 @@ void exact_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   const long long passes = std::max(s.output_draws, s.output_draws < 100 ? s.final_elbo_draws : 0);
   reducer_term(s, std::max(len, d(std::min(passes, kLogJointBatch))),
                "reducer slots (per chunk: the gradient over the design coordinates)", out);
-  // The optimizer (exact_vi.cpp): meanfield's are P-vectors (q, two gradients, the proposal, the
-  // conjugate-gradient vectors, Anderson's history of 5 steps in 2P coordinates and its QR,
-  // about 100 of them); fullrank holds a dozen P x P matrices at once (q's factor, two
-  // gradients, L^-1, the precisions now and proposed and their factor, the whitened residual,
-  // the step's direction and the last one, Sigma and its factor along the line search) and L's
-  // rows of the design coordinates (des x P).
+  // The optimizer (exact_vi.cpp, natural_step.cpp) mixes the last 5 steps by Anderson
+  // acceleration in a coordinates each (2P for meanfield, 3P with the structured family's ties,
+  // P + P(P + 1)/2 for fullrank's whitened mean and precision triangle): its history, the
+  // matrices of its least squares and their QR, about 30 a. Besides, meanfield and structured keep
+  // P-vectors (q, two gradients, the proposal, the conjugate-gradient vectors: about 40);
+  // fullrank a dozen P x P matrices at once (q's factor, two gradients, L^-1, the precisions now
+  // and proposed and their factor, the whitened residual, the step's direction and the last one,
+  // Sigma and its factor along the line search), Anderson's reference factor and the whitened
+  // trial's (~5 more), and L's rows of the design coordinates (des x P).
+  const double a = dense ? P + P * (P + 1) / 2 : s.algorithm == "structured" ? 3 * P : 2 * P;
   out.push_back({"optimizer and family matrices", Phase::iterations,
-                 (dense ? 14 * P * P + des * P : 100 * P) * kDouble});
+                 (30 * a + (dense ? 19 * P * P + des * P : 40 * P)) * kDouble});
   // Sample-average prior terms (models/expected_prior.cpp): fixed draws (K x width, or K x P for
   // fullrank), their points and adjoints and the tape's array over them (K x width each), and
   // for meanfield the last gradient draws kept for the Hessian-vector products.
@@ -156,9 +161,9 @@ void exact_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
     for (long long w : s.sampled_widths) numbers += K * ((dense ? P : d(w)) + (dense ? 3 : 4) * d(w));
     out.push_back({"prior sample-average draws", Phase::iterations, numbers * kDouble + kMiB});
   }
-  // The checkpoint's state: q, and [passes, step, the last direction (fullrank: P + P^2), the
-  // scales, Anderson's history (meanfield: 2 + 2P (2 + 2 x 5))].
-  checkpoint_text(s, family_numbers(s) + (dense ? P + P * P : P + 24 * P), out);
+  // The checkpoint's state: q, and [passes, step, the last direction (fullrank: P + P^2),
+  // Anderson's reference (P, or P^2) and history (2 + a (2 + 2 x 5))].
+  checkpoint_text(s, family_numbers(s) + (dense ? P + 2 * P * P : P) + 12 * a, out);
   // report_final_exact: the output draws through the log joint, values only (eps, zeta and their
   // copy), or with fewer than 100 of them first as many draws as final_elbo_draws for k-hat; then
   // the output draws and their constrained values beside the draws.csv text.

@@ -330,8 +330,9 @@ class EstimateAgainstPeak(ErrorTestCase):
 
     def test_multilevel(self):
         # 10^5 rows, 20 numeric predictors, a categorical one (its indicators make the design a
-        # matrix of its own) and a grouping factor: with 1000 groups and a varying slope P is over
-        # 2000 (meanfield; the output draws dominate), with 100 groups P = 127 (fullrank).
+        # matrix of its own) and a grouping factor: with 1000 groups and a correlated varying slope
+        # P = 2028 (meanfield; the output draws dominate), with 100 groups P = 126 (fullrank; also
+        # meanfield and the structured family, each group effect tied to its sd).
         xs = " + ".join("x%d" % (j + 1) for j in range(20))
         many = multilevel_csv(self.path("many.csv"), 100000, 20, 1000)
         few = multilevel_csv(self.path("few.csv"), 100000, 20, 100)
@@ -341,6 +342,7 @@ class EstimateAgainstPeak(ErrorTestCase):
                 (many, 1000, "y ~ %s + region + (1 + x1 | g)" % xs, {"method": "monte_carlo"}, one),
                 (few, 100, "y ~ %s + region + (1 | g)" % xs, {}, both),
                 (few, 100, "y ~ %s + region + (1 | g)" % xs, {"algorithm": "meanfield"}, one),
+                (few, 100, "y ~ %s + region + (1 | g)" % xs, {"algorithm": "structured"}, one),
                 (few, 100, "y ~ %s + region + (1 | g)" % xs, {"method": "monte_carlo"}, one)):
             for dtype in dtypes:
                 inf = dict(inference, max_iterations=3)

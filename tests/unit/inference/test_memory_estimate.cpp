@@ -222,12 +222,21 @@ TEST_CASE("checkpoints of a large state are counted") {
   s.algorithm = "fullrank";
   const double exact_without = estimate_memory(s).phase_bytes(Phase::iterations);
   s.checkpoints = true;
-  // Exact fullrank: q (P + P(P + 1)/2) and the last direction (P + P^2).
+  // Exact fullrank: q (P + P(P + 1)/2 = a), the last direction (P + P^2), Anderson's reference
+  // factor (P^2) and its history of 5 steps in a coordinates (2 + 12 a).
+  const double a = 1001.0 + 1001.0 * 1002 / 2;
   CHECK(estimate_memory(s).phase_bytes(Phase::iterations) - exact_without ==
-        doctest::Approx((1001.0 + 1001.0 * 1002 / 2 + 1001 + 1001.0 * 1001) * 130));
+        doctest::Approx((a + 1001 + 2 * 1001.0 * 1001 + 12 * a) * 130));
+  // Structured: 3P of q, P of reference sds, and Anderson's history in 3P coordinates.
+  s.algorithm = "structured";
+  s.checkpoints = false;
+  const double tied_without = estimate_memory(s).phase_bytes(Phase::iterations);
+  s.checkpoints = true;
+  CHECK(estimate_memory(s).phase_bytes(Phase::iterations) - tied_without ==
+        doctest::Approx((3 * 1001.0 + 1001 + 12 * 3 * 1001.0) * 130));
 }
 
-TEST_CASE("every method the config accepts has its terms, with either family") {
+TEST_CASE("every method the config accepts has its terms, with each family") {
   const auto& fields = bvi::spec::inference_section().fields;
   const auto method = std::find_if(fields.begin(), fields.end(), [](const auto& f) { return f.name == "method"; });
   REQUIRE(method != fields.end());
@@ -235,7 +244,7 @@ TEST_CASE("every method the config accepts has its terms, with either family") {
   for (const std::string& name : method->choices) {
     if (name == "auto") continue;  // resolved to one of the others before the estimate
     ++methods;
-    for (const char* algorithm : {"meanfield", "fullrank"}) {
+    for (const char* algorithm : {"meanfield", "fullrank", "structured"}) {
       CAPTURE(name);
       CAPTURE(algorithm);
       RunSizes s = sizes();
