@@ -31,21 +31,19 @@ and the command line.
 """
 
 import argparse
-import csv
-import json
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from rstan_runner import (add_sampler_arguments, chain_rows, read_table, sample_until_converged,  # noqa: E402
+                          write_json, write_rdump)
 from vi_model import FixedPrior, load_model  # noqa: E402
 from vi_priors import ConfigError  # noqa: E402
 
@@ -196,43 +194,9 @@ def stan_program(model, parameterization="noncentred"):
     return text, data
 
 
-def write_rdump(path, data):
-    """rstan's dump format: scalars, vectors (c(...)) and matrices (structure(c(...), .Dim))."""
-    def num(v):
-        return "%dL" % v if isinstance(v, (int, np.integer)) else repr(float(v))
-
-    with open(path, "w") as f:
-        for k, v in data.items():
-            a = np.asarray(v)
-            if a.ndim == 0:
-                f.write("%s <- %s\n" % (k, num(a.item())))
-            elif a.ndim == 1:
-                f.write("%s <- c(%s)\n" % (k, ", ".join(num(x) for x in a.tolist())))
-            else:                                    # column-major, as R stores matrices
-                flat = a.T.ravel().tolist()
-                f.write("%s <- structure(c(%s), .Dim = c(%dL, %dL))\n"
-                        % (k, ", ".join(num(x) for x in flat), a.shape[0], a.shape[1]))
-
-
-R_SCRIPT = r"""
-suppressPackageStartupMessages(library(rstan))
-a <- commandArgs(trailingOnly = TRUE)
-workdir <- a[1]; chains <- as.integer(a[2]); warmup <- as.integer(a[3]); samples <- as.integer(a[4])
-seed <- as.integer(a[5]); adapt_delta <- as.numeric(a[6]); max_td <- as.integer(a[7])
-cores <- as.integer(a[8]); pars <- strsplit(a[9], ",")[[1]]
-rstan_options(auto_write = TRUE)
-# Debian's r-cran-bh leaves the Boost headers in /usr/include (libboost-dev), where rstan's check
-# for BH's include folder does not look.
-if (!file.exists(rstan_options("boost_lib")) && dir.exists("/usr/include/boost"))
-  rstan_options(boost_lib = "/usr/include")
-setwd(workdir)
-model <- stan_model("model.stan")
-data <- read_rdump("data.R")
-t0 <- Sys.time()
-fit <- sampling(model, data = data, chains = chains, iter = warmup + samples, warmup = warmup,
-                seed = seed, cores = cores, refresh = 0,
-                control = list(adapt_delta = adapt_delta, max_treedepth = max_td))
-wall <- as.numeric(difftime(Sys.time(), t0, units = "secs"))
+# Between rstan_runner's R_HEAD and R_TAIL: diagnostics.csv (R-hat, ESS) and draws.csv (every
+# post-warmup draw of the reported parameters, chains stacked).
+R_BODY = r"""
 arr <- as.array(fit, pars = pars)
 names <- dimnames(arr)[[3]]
 diag <- data.frame(name = names,
@@ -242,44 +206,17 @@ write.csv(diag, "diagnostics.csv", row.names = FALSE)
 draws <- do.call(rbind, lapply(seq_len(dim(arr)[2]), function(c) matrix(arr[, c, ], nrow = dim(arr)[1])))
 colnames(draws) <- names
 write.table(format(draws, digits = 17), "draws.csv", sep = ",", quote = FALSE, row.names = FALSE)
-sp <- get_sampler_params(fit, inc_warmup = FALSE)
-et <- get_elapsed_time(fit)
-chain_info <- data.frame(chain = seq_len(chains), warmup_s = et[, "warmup"], sample_s = et[, "sample"],
-                         divergent = sapply(sp, function(x) sum(x[, "divergent__"])),
-                         treedepth_max_hits = sapply(sp, function(x) sum(x[, "treedepth__"] >= max_td)),
-                         mean_leapfrog = sapply(sp, function(x) mean(x[, "n_leapfrog__"])),
-                         stepsize = sapply(sp, function(x) x[1, "stepsize__"]))
-write.csv(chain_info, "chains.csv", row.names = FALSE)
-writeLines(c(as.character(packageVersion("rstan")), format(wall, digits = 10)), "run_info.txt")
 """
 
 
-def run_rstan(workdir, chains, warmup, samples, seed, adapt_delta, max_td, cores, pars, log):
-    rpath = os.path.join(workdir, "run.R")
-    with open(rpath, "w") as f:
-        f.write(R_SCRIPT)
-    cmd = ["Rscript", rpath, workdir, str(chains), str(warmup), str(samples), str(seed),
-           repr(adapt_delta), str(max_td), str(cores), ",".join(pars)]
-    log("running: " + " ".join(shlex.quote(c) for c in cmd))
-    t0 = time.time()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
-        raise RuntimeError("Rscript failed (exit %d)" % proc.returncode)
-    elapsed = time.time() - t0
-
-    def table(name):
-        with open(os.path.join(workdir, name)) as f:
-            return list(csv.DictReader(f))
-
-    draws = np.loadtxt(os.path.join(workdir, "draws.csv"), delimiter=",", skiprows=1, ndmin=2)
-    with open(os.path.join(workdir, "draws.csv")) as f:
-        header = f.readline().strip().split(",")
-    with open(os.path.join(workdir, "run_info.txt")) as f:
-        version, wall = f.read().split()
-    return {"draws": draws, "names": header, "diagnostics": table("diagnostics.csv"),
-            "chains": table("chains.csv"), "rstan": version, "sampling_wall_s": float(wall),
-            "rscript_s": elapsed}
+def read_draws(workdir, run):
+    """A round's draws and diagnostics, added to rstan_runner.run_rstan's result."""
+    path = os.path.join(workdir, "draws.csv")
+    run["draws"] = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+    with open(path) as f:
+        run["names"] = f.readline().strip().split(",")
+    run["diagnostics"] = read_table(workdir, "diagnostics.csv")
+    return run
 
 
 def stan_name_to_bayes_vi(name):
@@ -315,19 +252,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("config")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--chains", type=int, default=4)
-    ap.add_argument("--warmup", type=int, default=2000)
-    ap.add_argument("--samples", type=int, default=5000, help="post-warmup iterations per chain")
-    ap.add_argument("--seed", type=int, default=20240601)
     ap.add_argument("--parameterization", choices=("noncentred", "centred"), default="noncentred")
-    ap.add_argument("--adapt-delta", type=float, default=0.95)
-    ap.add_argument("--max-treedepth", type=int, default=12)
-    ap.add_argument("--cores", type=int, default=1,
-                    help="chains run in parallel (default 1: sequential, the machine is shared)")
-    ap.add_argument("--max-rounds", type=int, default=3)
-    ap.add_argument("--rhat", type=float, default=1.01)
-    ap.add_argument("--min-ess", type=float, default=1000)
-    ap.add_argument("--workdir", help="keep the Stan files here (default: a temporary folder)")
+    add_sampler_arguments(ap, seed=20240601, warmup=2000, samples=5000, min_ess=1000)
     args = ap.parse_args(argv)
 
     def log(msg):
@@ -349,29 +275,8 @@ def main(argv=None):
         f.write(program)
     write_rdump(os.path.join(workdir, "data.R"), data)
     pars = [b.name for b in model.blocks]
-    samples = args.samples
-    rounds = []
-    for rnd in range(args.max_rounds):
-        seed = args.seed + rnd
-        run = run_rstan(workdir, args.chains, args.warmup, samples, seed, args.adapt_delta,
-                        args.max_treedepth, args.cores, pars, log)
-        params = summarize(model, run)
-        worst_rhat = max(p["rhat"] for p in params)
-        min_ess = min(p["ess_bulk"] for p in params)
-        chains = run["chains"]
-        info = {"round": rnd + 1, "seed": seed, "samples_per_chain": samples,
-                "worst_rhat": worst_rhat, "min_ess_bulk": min_ess,
-                "min_ess_tail": min(p["ess_tail"] for p in params),
-                "sampler_seconds": sum(float(c["warmup_s"]) + float(c["sample_s"]) for c in chains),
-                "divergences": sum(int(float(c["divergent"])) for c in chains)}
-        rounds.append(info)
-        log("round %d: %d x (%d + %d) iterations, worst R-hat %.4f, min bulk ESS %.0f, %.1f s"
-            % (rnd + 1, args.chains, args.warmup, samples, worst_rhat, min_ess,
-               info["sampler_seconds"]))
-        if worst_rhat <= args.rhat and min_ess > args.min_ess:
-            break
-        samples *= 2
-    ok = worst_rhat <= args.rhat and min_ess > args.min_ess
+    params, run, rounds, samples, ok = sample_until_converged(
+        workdir, R_BODY, args, pars, lambda run: summarize(model, read_draws(workdir, run)), log)
     out = {
         "config": os.path.relpath(os.path.abspath(args.config), os.getcwd()),
         "method": "rstan NUTS (diag_e metric), rank-normalized split R-hat and bulk/tail ESS "
@@ -385,12 +290,13 @@ def main(argv=None):
                      "max_treedepth": args.max_treedepth, "parameterization": args.parameterization,
                      "cores": args.cores},
         "targets": {"rhat_max": args.rhat, "ess_bulk_min": args.min_ess, "met": ok},
-        "worst_rhat": worst_rhat, "min_ess_bulk": min_ess,
+        "worst_rhat": rounds[-1]["worst_rhat"], "min_ess_bulk": rounds[-1]["min_ess_bulk"],
         "min_ess_tail": rounds[-1]["min_ess_tail"],
         "sampler": {"seconds": rounds[-1]["sampler_seconds"],
                     "seconds_note": "rstan elapsed warmup + sampling, summed over chains",
                     "wall_seconds": run["sampling_wall_s"],
-                    "chains": [{k: float(v) for k, v in c.items()} for c in chains],
+                    "compile_seconds": run["compile_s"],
+                    "chains": chain_rows(run),
                     "divergences": rounds[-1]["divergences"]},
         "rounds": rounds,
         "data": {"N": model.N, "features": model.feature_columns,
@@ -399,17 +305,10 @@ def main(argv=None):
         "parameters": params,
         "stan_program": program,
     }
-    tmp = args.out + ".tmp%d" % os.getpid()
-    with open(tmp, "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, args.out)
+    write_json(args.out, out)
     if not args.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
-    if not ok:
-        log("targets not met: worst R-hat %.4f, min bulk ESS %.0f" % (worst_rhat, min_ess))
-        return 1
-    return 0
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -39,17 +39,17 @@ import math
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from nuts_reference import write_rdump as _write_rdump  # noqa: E402  (shared dump writer)
+from rstan_runner import (add_sampler_arguments, chain_rows, read_table,  # noqa: E402
+                          sample_until_converged, write_json)
+from rstan_runner import write_rdump as _write_rdump  # noqa: E402
 
 MISSING = {"", "na", "nan", "-nan", "+nan"}
 
@@ -273,28 +273,9 @@ def write_rdump(path, data):
             f.write("%s <- structure(c(%r), .Dim = c(1L))\n" % (k, float(np.asarray(v)[0])))
 
 
-R_SCRIPT = r"""
-suppressPackageStartupMessages(library(rstan))
-a <- commandArgs(trailingOnly = TRUE)
-workdir <- a[1]; chains <- as.integer(a[2]); warmup <- as.integer(a[3]); samples <- as.integer(a[4])
-seed <- as.integer(a[5]); adapt_delta <- as.numeric(a[6]); max_td <- as.integer(a[7])
-cores <- as.integer(a[8]); pars <- strsplit(a[9], ",")[[1]]
-rstan_options(auto_write = TRUE)
-# Debian's r-cran-bh leaves the Boost headers in /usr/include (libboost-dev), where rstan's check
-# for BH's include folder does not look.
-if (!file.exists(rstan_options("boost_lib")) && dir.exists("/usr/include/boost"))
-  rstan_options(boost_lib = "/usr/include")
-setwd(workdir)
-t0 <- Sys.time()
-model <- stan_model("model.stan")
-compile_s <- as.numeric(difftime(Sys.time(), t0, units = "secs"))
-data <- read_rdump("data.R")
-t0 <- Sys.time()
-fit <- sampling(model, data = data, chains = chains, iter = warmup + samples, warmup = warmup,
-                seed = seed, cores = cores, refresh = 0,
-                control = list(adapt_delta = adapt_delta, max_treedepth = max_td))
-wall <- as.numeric(difftime(Sys.time(), t0, units = "secs"))
-if (fit@mode != 0L) stop("sampling failed")
+# Between rstan_runner's R_HEAD and R_TAIL: summary.csv, per parameter the pooled draws' mean,
+# sd and type-7 quantiles with R-hat and ESS (NA for a constant, such as a fixed correlation).
+R_BODY = r"""
 arr <- as.array(fit, pars = pars)
 nm <- dimnames(arr)[[3]]
 pooled <- matrix(arr, ncol = dim(arr)[3])
@@ -305,46 +286,7 @@ s <- data.frame(name = nm, mean = colMeans(pooled), sd = apply(pooled, 2, sd),
                 rhat = apply(arr, 3, safe(Rhat)), ess_bulk = apply(arr, 3, safe(ess_bulk)),
                 ess_tail = apply(arr, 3, safe(ess_tail)))
 write.csv(format(s, digits = 17), "summary.csv", row.names = FALSE)  # quoted: names hold commas (r_g[1,1])
-sp <- get_sampler_params(fit, inc_warmup = FALSE)
-spw <- get_sampler_params(fit, inc_warmup = TRUE)
-et <- get_elapsed_time(fit)
-chain_info <- data.frame(chain = seq_len(chains), warmup_s = et[, "warmup"], sample_s = et[, "sample"],
-                         divergent = sapply(sp, function(x) sum(x[, "divergent__"])),
-                         treedepth_max_hits = sapply(sp, function(x) sum(x[, "treedepth__"] >= max_td)),
-                         mean_treedepth = sapply(sp, function(x) mean(x[, "treedepth__"])),
-                         mean_leapfrog = sapply(sp, function(x) mean(x[, "n_leapfrog__"])),
-                         total_leapfrog = sapply(spw, function(x) sum(x[, "n_leapfrog__"])),
-                         stepsize = sapply(sp, function(x) x[1, "stepsize__"]),
-                         mean_accept_stat = sapply(sp, function(x) mean(x[, "accept_stat__"])))
-write.csv(chain_info, "chains.csv", row.names = FALSE)
-writeLines(c(as.character(packageVersion("rstan")), format(wall, digits = 10),
-             format(compile_s, digits = 10)), "run_info.txt")
 """
-
-
-def run_rstan(workdir, chains, warmup, samples, seed, adapt_delta, max_td, cores, pars, log):
-    rpath = os.path.join(workdir, "run.R")
-    with open(rpath, "w") as f:
-        f.write(R_SCRIPT)
-    cmd = ["Rscript", rpath, workdir, str(chains), str(warmup), str(samples), str(seed),
-           repr(adapt_delta), str(max_td), str(cores), ",".join(pars)]
-    log("running: " + " ".join(shlex.quote(c) for c in cmd))
-    t0 = time.time()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
-        raise RuntimeError("Rscript failed (exit %d)" % proc.returncode)
-    elapsed = time.time() - t0
-
-    def table(name):
-        with open(os.path.join(workdir, name)) as f:
-            return list(csv.DictReader(f))
-
-    with open(os.path.join(workdir, "run_info.txt")) as f:
-        version, wall, compile_s = f.read().split()
-    return {"summary": table("summary.csv"), "chains": table("chains.csv"), "rstan": version,
-            "sampling_wall_s": float(wall), "compile_s": float(compile_s), "rscript_s": elapsed,
-            "stderr": proc.stderr}
 
 
 def num(s):
@@ -352,8 +294,8 @@ def num(s):
     return float("nan") if s in ("NA", "NaN") else float(s)
 
 
-def summarize(params, run):
-    by_stan = {r["name"].strip().replace(" ", ""): r for r in run["summary"]}
+def summarize(params, summary):
+    by_stan = {r["name"].strip().replace(" ", ""): r for r in summary}
     out = []
     for p in params:
         r = by_stan.get(p["stan"])
@@ -387,19 +329,7 @@ def main(argv=None):
     ap.add_argument("config")
     ap.add_argument("--stan", help="Stan program (default: stan/NAME.stan)")
     ap.add_argument("--out", help="reference JSON (default: fixtures/NAME.nuts.json)")
-    ap.add_argument("--chains", type=int, default=4)
-    ap.add_argument("--warmup", type=int, default=1000)
-    ap.add_argument("--samples", type=int, default=2500, help="post-warmup iterations per chain")
-    ap.add_argument("--seed", type=int, default=20261212)
-    ap.add_argument("--adapt-delta", type=float, default=0.95)
-    ap.add_argument("--max-treedepth", type=int, default=12)
-    ap.add_argument("--cores", type=int, default=1,
-                    help="chains run in parallel (default 1: one after the other, the machine is "
-                         "shared)")
-    ap.add_argument("--max-rounds", type=int, default=3)
-    ap.add_argument("--rhat", type=float, default=1.01)
-    ap.add_argument("--min-ess", type=float, default=400)
-    ap.add_argument("--workdir", help="keep the Stan files and the compiled model here")
+    add_sampler_arguments(ap, seed=20261212, warmup=1000, samples=2500, min_ess=400)
     args = ap.parse_args(argv)
     name = os.path.splitext(os.path.basename(args.config))[0]
     stan_path = args.stan or os.path.join(HERE, "stan", name + ".stan")
@@ -426,39 +356,10 @@ def main(argv=None):
             f.write(program)
     write_rdump(os.path.join(workdir, "data.R"), data)
     pars = stan_pars(params)
-    samples = args.samples
-    rounds = []
-    for rnd in range(args.max_rounds):
-        seed = args.seed + rnd
-        run = run_rstan(workdir, args.chains, args.warmup, samples, seed, args.adapt_delta,
-                        args.max_treedepth, args.cores, pars, log)
-        rows = summarize(params, run)
-        worst = max(rows, key=lambda p: p["rhat"])
-        least = min(rows, key=lambda p: p["ess_bulk"])
-        chains = run["chains"]
-        info = {"round": rnd + 1, "seed": seed, "samples_per_chain": samples,
-                "worst_rhat": worst["rhat"], "worst_rhat_parameter": worst["name"],
-                "min_ess_bulk": least["ess_bulk"], "min_ess_bulk_parameter": least["name"],
-                "min_ess_tail": min(p["ess_tail"] for p in rows),
-                "sampler_seconds": sum(float(c["warmup_s"]) + float(c["sample_s"])
-                                       for c in chains),
-                "wall_seconds": run["sampling_wall_s"],
-                "divergences": sum(int(float(c["divergent"])) for c in chains)}
-        rounds.append(info)
-        log("round %d: %d x (%d + %d) iterations, worst R-hat %.4f (%s), min bulk ESS %.0f (%s), "
-            "%d divergences, sampler %.1f s (compile %.0f s)"
-            % (rnd + 1, args.chains, args.warmup, samples, worst["rhat"], worst["name"],
-               least["ess_bulk"], least["name"], info["divergences"], info["sampler_seconds"],
-               run["compile_s"]))
-        if worst["rhat"] <= args.rhat and least["ess_bulk"] >= args.min_ess:
-            break
-        samples *= 2
-    ok = rounds[-1]["worst_rhat"] <= args.rhat and rounds[-1]["min_ess_bulk"] >= args.min_ess
-    chain_rows = [{k: (int(float(v)) if k in ("chain", "divergent", "treedepth_max_hits",
-                                              "total_leapfrog") else float(v))
-                   for k, v in c.items()} for c in chains]
-    for c in chain_rows:
-        c["seconds"] = c["warmup_s"] + c["sample_s"]
+    rows, run, rounds, samples, ok = sample_until_converged(
+        workdir, R_BODY, args, pars, lambda run: summarize(params, read_table(workdir, "summary.csv")),
+        log)
+    chains = chain_rows(run)
     rel = lambda p: os.path.relpath(os.path.abspath(p), HERE)  # noqa: E731
     out = {
         "problem": name,
@@ -489,27 +390,18 @@ def main(argv=None):
                     "wall_note": "wall time of rstan::sampling (all chains; the machine is shared)",
                     "compile_seconds": run["compile_s"],
                     "divergences": rounds[-1]["divergences"],
-                    "treedepth_max_hits": sum(c["treedepth_max_hits"] for c in chain_rows),
-                    "chains": chain_rows},
+                    "treedepth_max_hits": sum(c["treedepth_max_hits"] for c in chains),
+                    "chains": chains},
         "rounds": rounds,
         "data": desc,
         "parameters": rows,
     }
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
-    tmp = out_path + ".tmp%d" % os.getpid()
-    with open(tmp, "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, out_path)
+    write_json(out_path, out)
     log("wrote %s" % out_path)
     if not args.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
-    if not ok:
-        log("targets not met: worst R-hat %.4f, min bulk ESS %.0f"
-            % (rounds[-1]["worst_rhat"], rounds[-1]["min_ess_bulk"]))
-        return 1
-    return 0
-
+    return 0 if ok else 1
 
 if __name__ == "__main__":
     sys.exit(main())
