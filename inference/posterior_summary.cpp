@@ -1,6 +1,7 @@
 #include "inference/posterior_summary.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "inference/quadrature/gauss_kronrod.hpp"
 
@@ -37,6 +38,9 @@ std::pair<double, double> constrained_moments(const ad::ColumnTransform& t, doub
       const double m = r.value[0];
       return {c + m, std::sqrt(std::max(0.0, r.value[1] - m * m))};
     }
+    case ad::Bound::cholesky_corr:
+      // A block's transform, not one column's: its summaries come from draws (fit_command).
+      throw std::invalid_argument("constrained_moments: a correlation block has no per-column moments");
   }
   return {mu, sd};
 }

@@ -19,6 +19,8 @@ struct ParameterSummary {
   double mean, sd, q05, q50, q95;
 };
 
+// A correlation block's columns (Bound::cholesky_corr) have no per-column summary: pass them as
+// unconstrained and summarize them from draws, as fit does.
 std::vector<ParameterSummary> summarize_parameters(const Family& q, const std::vector<std::string>& names,
                                                    const std::vector<std::string>& labels,
                                                    const std::vector<ad::ColumnTransform>& transforms);
