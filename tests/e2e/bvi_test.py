@@ -47,9 +47,10 @@ class BinaryTestCase(unittest.TestCase):
     def setUp(self):
         self._tmp = tempfile.TemporaryDirectory()
         self.tmp = self._tmp.name
-
-    def tearDown(self):
-        self._tmp.cleanup()
+        # A cleanup, not tearDown: cleanups run last-registered first, so what a test registers
+        # later (killing a run it started, unmounting a file system in the folder) happens before
+        # the folder is removed, not while a still-running fit writes into it.
+        self.addCleanup(self._tmp.cleanup)
 
     def path(self, name):
         return os.path.join(self.tmp, name)
