@@ -323,10 +323,13 @@ class EstimateAgainstPeak(ErrorTestCase):
                            "%d x %d %s %s %s" % (rows, features, dtype, method, algorithm), threads)
 
     def test_100000_x_100(self):
-        self.compare(100000, 100, [("float64", "exact", "meanfield"), ("float32", "exact", "meanfield"),
-                                   ("float64", "exact", "fullrank"), ("float32", "exact", "fullrank"),
-                                   ("float64", "monte_carlo", "meanfield"), ("float32", "monte_carlo", "meanfield"),
-                                   ("float64", "monte_carlo", "fullrank"), ("float32", "monte_carlo", "fullrank")])
+        # Each method with each family, each dtype twice; with BVI_SLOW_TESTS=1 every combination.
+        cases = [("float64", "exact", "meanfield"), ("float32", "exact", "fullrank"),
+                 ("float32", "monte_carlo", "meanfield"), ("float64", "monte_carlo", "fullrank")]
+        if SLOW:
+            cases += [("float32", "exact", "meanfield"), ("float64", "exact", "fullrank"),
+                      ("float64", "monte_carlo", "meanfield"), ("float32", "monte_carlo", "fullrank")]
+        self.compare(100000, 100, cases)
 
     def test_multilevel(self):
         # 10^5 rows, 20 numeric predictors, a categorical one (its indicators make the design a
@@ -336,14 +339,17 @@ class EstimateAgainstPeak(ErrorTestCase):
         xs = " + ".join("x%d" % (j + 1) for j in range(20))
         many = multilevel_csv(self.path("many.csv"), 100000, 20, 1000)
         few = multilevel_csv(self.path("few.csv"), 100000, 20, 100)
-        both, one = ("float64", "float32"), ("float64",)
-        for csv, groups, formula, inference, dtypes in (
-                (many, 1000, "y ~ %s + region + (1 + x1 | g)" % xs, {}, both),
-                (many, 1000, "y ~ %s + region + (1 + x1 | g)" % xs, {"method": "monte_carlo"}, one),
-                (few, 100, "y ~ %s + region + (1 | g)" % xs, {}, both),
-                (few, 100, "y ~ %s + region + (1 | g)" % xs, {"algorithm": "meanfield"}, one),
-                (few, 100, "y ~ %s + region + (1 | g)" % xs, {"algorithm": "structured"}, one),
-                (few, 100, "y ~ %s + region + (1 | g)" % xs, {"method": "monte_carlo"}, one)):
+        # Without BVI_SLOW_TESTS=1: each method and family once, float32 once.
+        both, one = ("float64", "float32") if SLOW else ("float64",), ("float64",)
+        few_fullrank = ("float64", "float32") if SLOW else ("float32",)
+        cases = [(many, 1000, "y ~ %s + region + (1 + x1 | g)" % xs, {}, both),
+                 (many, 1000, "y ~ %s + region + (1 + x1 | g)" % xs, {"method": "monte_carlo"}, one),
+                 (few, 100, "y ~ %s + region + (1 | g)" % xs, {}, few_fullrank),
+                 (few, 100, "y ~ %s + region + (1 | g)" % xs, {"algorithm": "structured"}, one)]
+        if SLOW:
+            cases += [(few, 100, "y ~ %s + region + (1 | g)" % xs, {"algorithm": "meanfield"}, one),
+                      (few, 100, "y ~ %s + region + (1 | g)" % xs, {"method": "monte_carlo"}, one)]
+        for csv, groups, formula, inference, dtypes in cases:
             for dtype in dtypes:
                 inf = dict(inference, max_iterations=3)
                 with self.subTest(groups=groups, formula=formula[-12:], dtype=dtype, inference=inference):
