@@ -1,6 +1,18 @@
-# Configures, builds and runs the unit tests under AddressSanitizer + UBSan in ${BIN}.
-# Invoked by the ctest entry unit_tests_sanitized (tests/CMakeLists.txt). With FUZZ=ON (CXX is
-# clang) the tree also has the fuzz targets (BVI_FUZZ), which the ctest entry fuzz_smoke runs.
+# The unit tests under AddressSanitizer + UBSan in ${BIN}, in two steps for ctest
+# (tests/CMakeLists.txt): STEP=build configures and builds the tree (the ctest fixture
+# sanitized_build), with FUZZ=ON (CXX is clang) also the fuzz targets TARGETS of fuzz/ (BVI_FUZZ),
+# which the fuzz_smoke_* entries run; STEP=run runs the unit tests with doctest's arguments ARGS
+# (the entries unit_tests_sanitized_ad and _rest each run a share of the test files, side by side).
+if(STEP STREQUAL "run")
+  # detect_leaks: also LeakSanitizer; halt_on_error: the first report fails the test.
+  set(ENV{ASAN_OPTIONS} "detect_leaks=1:halt_on_error=1:abort_on_error=0")
+  set(ENV{UBSAN_OPTIONS} "print_stacktrace=1:halt_on_error=1")
+  execute_process(COMMAND ${BIN}/tests/unit_tests --no-version ${ARGS} RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "unit tests failed under AddressSanitizer + UBSan")
+  endif()
+  return()
+endif()
 set(flags "-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all")
 if(NOT FUZZ)
   set(FUZZ OFF)
@@ -22,14 +34,12 @@ if(rc)
 endif()
 include(ProcessorCount)
 ProcessorCount(jobs)
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${BIN} --target unit_tests -j ${jobs} RESULT_VARIABLE rc)
+set(targets unit_tests)
+if(FUZZ)
+  string(REPLACE "," ";" fuzz_targets "${TARGETS}")  # comma-separated: one command-line word
+  list(APPEND targets ${fuzz_targets})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BIN} --target ${targets} -j ${jobs} RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "building the sanitizer build failed")
-endif()
-# detect_leaks: also LeakSanitizer; halt_on_error: the first report fails the test.
-set(ENV{ASAN_OPTIONS} "detect_leaks=1:halt_on_error=1:abort_on_error=0")
-set(ENV{UBSAN_OPTIONS} "print_stacktrace=1:halt_on_error=1")
-execute_process(COMMAND ${BIN}/tests/unit_tests --no-version RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "unit tests failed under AddressSanitizer + UBSan")
 endif()

@@ -10,7 +10,7 @@
 #
 # Needs clang and libFuzzer: scripts/install-deps.sh --fuzz. Environment: BVI_FUZZ_CXX (the
 # compiler, default clang++-14 or clang++), BVI_FUZZ_BUILD (the build folder), BVI_FUZZ_JOBS,
-# BVI_FUZZ_CONFIGURED (see below).
+# BVI_FUZZ_CONFIGURED, BVI_FUZZ_BUILT (see below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,13 +36,17 @@ build=${BVI_FUZZ_BUILD:-build-fuzz}
 jobs=${BVI_FUZZ_JOBS:-$(nproc)}
 
 # BVI_FUZZ_CONFIGURED=1: the folder is a tree configured with BVI_FUZZ already (ctest's sanitizer
-# build, which fuzz_smoke reuses); only the targets are built.
+# build, which fuzz_smoke_* reuse); only the targets are built.
 if [[ "${BVI_FUZZ_CONFIGURED:-0}" != 1 ]]; then
   [[ -n "$cxx" ]] || { echo "fuzz: no clang++ (scripts/install-deps.sh --fuzz installs it)" >&2; exit 69; }
   cmake -S . -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DBVI_FUZZ=ON -DBVI_TESTS=OFF -DBVI_SANITIZERS=OFF \
         -DBVI_NATIVE=OFF -DCMAKE_BUILD_TYPE=Fuzz "-DCMAKE_CXX_FLAGS_FUZZ=-O1" >/dev/null
 fi
-cmake --build "$build" -j"$jobs" --target "${targets[@]/#/fuzz_}" >/dev/null
+# BVI_FUZZ_BUILT=1: the targets are built already (ctest's sanitizer build, whose fuzz_smoke_*
+# entries run side by side and must not build the same tree at once).
+if [[ "${BVI_FUZZ_BUILT:-0}" != 1 ]]; then
+  cmake --build "$build" -j"$jobs" --target "${targets[@]/#/fuzz_}" >/dev/null
+fi
 
 # Errors end the run (abort_on_error makes libFuzzer keep the input); leaks count as crashes.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1}

@@ -2,7 +2,7 @@
 # Installs the Debian/Ubuntu packages bayes-vi builds against. With --test, also what the test
 # suite uses beyond the build: SciPy (reference computations), R's rstan (reading draws.csv the
 # way R users do) and util-linux's prlimit (memory and file-size limits). With --fuzz, clang with
-# libFuzzer and its OpenMP runtime, for scripts/fuzz.sh and ctest's fuzz_smoke. Needs root, or sudo.
+# libFuzzer and its OpenMP runtime, for scripts/fuzz.sh and ctest's fuzz_smoke_* entries. Needs root, or sudo.
 set -euo pipefail
 
 packages=(cmake g++ make pkg-config
