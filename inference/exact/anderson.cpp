@@ -1,15 +1,23 @@
 #include "inference/exact/anderson.hpp"
 
-#include <Eigen/QR>
 #include <stdexcept>
 
 namespace bvi::vi {
 
 Eigen::VectorXd Anderson::next(const Eigen::VectorXd& x, const Eigen::VectorXd& f) {
-  if (last_x_.size() == x.size()) {
-    dx_.push_back(x - last_x_);
-    df_.push_back(f - last_f_);
+  const Eigen::Index n = x.size();
+  if (last_x_.size() == n) {
+    // The oldest difference's storage takes the newest one: no allocation once the history is full.
+    Eigen::VectorXd d_x = std::move(spare_x_), d_f = std::move(spare_f_);
+    d_x.resize(n);
+    d_f.resize(n);
+    d_x = x - last_x_;
+    d_f = f - last_f_;
+    dx_.push_back(std::move(d_x));
+    df_.push_back(std::move(d_f));
     if (static_cast<int>(dx_.size()) > memory_) {
+      spare_x_ = std::move(dx_.front());
+      spare_f_ = std::move(df_.front());
       dx_.pop_front();
       df_.pop_front();
     }
@@ -22,17 +30,23 @@ Eigen::VectorXd Anderson::next(const Eigen::VectorXd& x, const Eigen::VectorXd& 
   Eigen::VectorXd out = x + f;
   const auto k = static_cast<Eigen::Index>(dx_.size());
   if (k == 0) return out;
-  Eigen::MatrixXd DF(x.size(), k), DX(x.size(), k);
+  if (DF_.rows() != n) {
+    DF_.resize(n, memory_);
+    DX_.resize(n, memory_);
+    sum_.resize(n, memory_);
+  }
+  auto DF = DF_.leftCols(k), DX = DX_.leftCols(k), sum = sum_.leftCols(k);
   for (Eigen::Index i = 0; i < k; ++i) {
     DF.col(i) = df_[static_cast<std::size_t>(i)];
     DX.col(i) = dx_[static_cast<std::size_t>(i)];
   }
   // Least squares by column-pivoting QR, which drops directions that are numerically dependent.
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(DF);
-  qr.setThreshold(1e-10);
-  const Eigen::VectorXd gamma = qr.solve(f);
+  qr_.setThreshold(1e-10);
+  qr_.compute(DF);
+  const Eigen::VectorXd gamma = qr_.solve(f);
   if (!gamma.allFinite()) return out;
-  out -= (DX + DF) * gamma;
+  sum = DX + DF;
+  out -= sum * gamma;
   return out;
 }
 

@@ -7,6 +7,7 @@
 // summing thousands of coordinates, contract by ~0.94 per step), the combination extrapolates
 // along the slow directions; with no history it is the plain step x + f.
 #include <Eigen/Core>
+#include <Eigen/QR>
 #include <deque>
 #include <vector>
 
@@ -29,6 +30,11 @@ class Anderson {
   int memory_;
   Eigen::VectorXd last_x_, last_f_;
   std::deque<Eigen::VectorXd> dx_, df_;
+  // Reused from call to call (the sparse family's iterates have millions of coordinates): the
+  // history as matrices, their sum, the least squares' factorization, a dropped difference.
+  Eigen::MatrixXd DF_, DX_, sum_;
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr_;
+  Eigen::VectorXd spare_x_, spare_f_;
 };
 
 }  // namespace bvi::vi
