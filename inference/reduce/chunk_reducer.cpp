@@ -18,6 +18,14 @@ ChunkReducer::ChunkReducer(const ShardPlan& plan, Communicator& comm, int thread
       last_chunk_(plan.last_chunk(comm.rank(), comm.size())) {}
 
 void ChunkReducer::sum(Index len, const Work& work, double* total, double flops) {
+  Eigen::Map<Eigen::ArrayXd> out(total, len);
+  out.setZero();
+  sum(
+      len, work, [&out, len](Index, const double* slot) { out += Eigen::Map<const Eigen::ArrayXd>(slot, len); },
+      flops);
+}
+
+void ChunkReducer::sum(Index len, const Work& work, const Combine& combine, double flops) {
   const Index owned = last_chunk_ - first_chunk_;
   const Index stride = (len + 7) / 8 * 8;
   // Grows once to the largest request, then is reused: no allocation per step.
@@ -65,11 +73,8 @@ void ChunkReducer::sum(Index len, const Work& work, double* total, double flops)
     comm_.allgatherv(local_.data(), counts_, global_.data());
     all = global_.data();
   }
-  // Each element is summed over chunks in chunk order; splitting the elements between threads
-  // does not change that order, so this part may be parallel too.
-  Eigen::Map<Eigen::ArrayXd> out(total, len);
-  out.setZero();
-  for (Index c = 0; c < plan_.n_chunks; ++c) out += Eigen::Map<const Eigen::ArrayXd>(all + c * stride, len);
+  // Each element is summed over chunks in chunk order.
+  for (Index c = 0; c < plan_.n_chunks; ++c) combine(c, all + c * stride);
   combine_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - combine_start).count();
 }
 

@@ -25,6 +25,12 @@ class ChunkReducer {
   // waking a thread costs more than a few microseconds of arithmetic, and on a shared machine an
   // OpenMP team that spins while waiting can cost more than the work itself.
   void sum(Index len, const Work& work, double* total, double flops = -1.0);
+  // The same, with the caller's own combination: `combine(chunk, slot)` is called for every
+  // chunk of every rank, in chunk order, on every rank, with that chunk's `len` doubles (the
+  // caller adds them into its total, which it zeroed). For partials laid out differently in each
+  // chunk (a chunk's own groups, packed), whose sums still run over the chunks in order.
+  using Combine = std::function<void(Index chunk, const double* slot)>;
+  void sum(Index len, const Work& work, const Combine& combine, double flops = -1.0);
 
   int threads() const { return threads_; }
   const ShardPlan& plan() const { return plan_; }
