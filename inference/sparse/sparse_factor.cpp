@@ -1,0 +1,116 @@
+#include "inference/sparse/sparse_factor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace bvi::vi {
+
+SparseFactor::SparseFactor(std::shared_ptr<const BlockPattern> pattern) : pattern_(std::move(pattern)) {
+  const BlockPattern& p = *pattern_;
+  const std::vector<BlockPattern::Entry> entries = p.lower_entries();
+  // Each value of A_ starts as its slot + 1 (exact in a double), which names, once A_ is
+  // compressed, the slot each stored value is copied from.
+  std::vector<Eigen::Triplet<double, int>> triplets;
+  triplets.reserve(entries.size());
+  for (const auto& e : entries)
+    triplets.emplace_back(static_cast<int>(e.row), static_cast<int>(e.col), static_cast<double>(e.slot + 1));
+  A_.resize(p.dim(), p.dim());
+  A_.setFromTriplets(triplets.begin(), triplets.end());
+  A_.makeCompressed();
+  a_slot_.resize(static_cast<std::size_t>(A_.nonZeros()));
+  for (Index k = 0; k < A_.nonZeros(); ++k) a_slot_[static_cast<std::size_t>(k)] = static_cast<Index>(A_.valuePtr()[k]) - 1;
+  llt_.analyzePattern(A_);
+  const auto& P = llt_.permutationP().indices();
+  perm_.resize(static_cast<std::size_t>(p.dim()));
+  for (Index i = 0; i < p.dim(); ++i) perm_[static_cast<std::size_t>(i)] = P.size() ? P[i] : i;
+}
+
+bool SparseFactor::factorize(const Eigen::VectorXd& values) {
+  double* a = A_.valuePtr();
+  for (std::size_t k = 0; k < a_slot_.size(); ++k) a[k] = values[a_slot_[k]];
+  llt_.factorize(A_);
+  if (llt_.info() != Eigen::Success) return false;
+  if (slot_in_L_.empty()) map_slots();
+  return true;
+}
+
+double SparseFactor::log_det() const {
+  const Sparse& L = llt_.matrixL().nestedExpression();
+  const int* Lp = L.outerIndexPtr();
+  const double* Lx = L.valuePtr();
+  double s = 0.0;
+  for (Index j = 0; j < L.cols(); ++j) s += std::log(Lx[Lp[j]]);
+  return 2.0 * s;
+}
+
+Eigen::VectorXd SparseFactor::solve(const Eigen::VectorXd& b) const { return llt_.solve(b); }
+
+Index SparseFactor::find(Index r, Index c) const {
+  const Sparse& L = llt_.matrixL().nestedExpression();
+  const int* Lp = L.outerIndexPtr();
+  const int* Li = L.innerIndexPtr();
+  const int* first = Li + Lp[c];
+  const int* last = Li + Lp[c + 1];
+  const int* it = std::lower_bound(first, last, static_cast<int>(r));
+  if (it == last || *it != r) throw std::logic_error("sparse factor: an entry outside the factor's pattern");
+  return it - Li;
+}
+
+void SparseFactor::map_slots() {
+  const BlockPattern& p = *pattern_;
+  slot_in_L_.assign(static_cast<std::size_t>(p.size()), -1);
+  for (const auto& e : p.lower_entries()) {
+    const Index a = perm_[static_cast<std::size_t>(e.row)], b = perm_[static_cast<std::size_t>(e.col)];
+    const Index at = find(std::max(a, b), std::min(a, b));
+    slot_in_L_[static_cast<std::size_t>(e.slot)] = at;
+    // The upper entry of a block stored whole reads the same place.
+    const Index upper = p.slot(e.col, e.row);
+    if (upper != e.slot) slot_in_L_[static_cast<std::size_t>(upper)] = at;
+  }
+}
+
+void SparseFactor::inverse_on_pattern(Eigen::VectorXd& sigma) const {
+  const Sparse& L = llt_.matrixL().nestedExpression();
+  const int* Lp = L.outerIndexPtr();
+  const int* Li = L.innerIndexPtr();
+  const double* Lx = L.valuePtr();
+  const Index n = L.cols();
+  z_.setZero(L.nonZeros());
+  acc_.resize(n);
+  mark_.resize(static_cast<std::size_t>(n));
+  for (Index j = n - 1; j >= 0; --j) {
+    const Index d = Lp[j], end = Lp[j + 1];
+    const double ljj = Lx[d];
+    // s_a = sum_b L_{r_b j} Z(r_a, r_b) over the rows r_a < r_b ... of column j below its diagonal,
+    // each pair once: Z(r_b, r_a) sits in column r_a (row r_b), whose positions are scattered into
+    // mark_ first; every r_b is there (struct(j) is a clique of the filled graph).
+    for (Index a = d + 1; a < end; ++a) acc_[a - d] = 0.0;
+    for (Index a = d + 1; a < end; ++a) {
+      const Index i = Li[a];
+      for (Index p = Lp[i]; p < Lp[i + 1]; ++p) mark_[static_cast<std::size_t>(Li[p])] = p;
+      acc_[a - d] += Lx[a] * z_[Lp[i]];
+      for (Index b = a + 1; b < end; ++b) {
+        const double zik = z_[mark_[static_cast<std::size_t>(Li[b])]];
+        acc_[a - d] += Lx[b] * zik;
+        acc_[b - d] += Lx[a] * zik;
+      }
+    }
+    for (Index a = d + 1; a < end; ++a) z_[a] = -acc_[a - d] / ljj;
+    double s = 0.0;
+    for (Index b = d + 1; b < end; ++b) s += Lx[b] * z_[b];
+    z_[d] = (1.0 / ljj - s) / ljj;
+  }
+  sigma.resize(pattern_->size());
+  for (Index s = 0; s < pattern_->size(); ++s) sigma[s] = z_[slot_in_L_[static_cast<std::size_t>(s)]];
+}
+
+void SparseFactor::scale_draws(Eigen::Ref<Eigen::MatrixXd> E) const {
+  Eigen::MatrixXd X = E;
+  llt_.matrixU().solveInPlace(X);  // L^-T e, in permuted coordinates
+  for (Index i = 0; i < E.rows(); ++i) E.row(i) = X.row(perm_[static_cast<std::size_t>(i)]);
+}
+
+Index SparseFactor::factor_nonzeros() const { return llt_.matrixL().nestedExpression().nonZeros(); }
+
+}  // namespace bvi::vi

@@ -1,0 +1,62 @@
+#pragma once
+// A sparse Cholesky factorization of a symmetric matrix on a BlockPattern (a precision Lambda),
+// with what the exact method needs of it: solves, log det, draws Sigma^{1/2} e, and the entries of
+// Sigma = Lambda^-1 on the pattern by selected inversion, never the dense Sigma.
+//
+// Eigen's SimplicialLLT (already a dependency) with its AMD fill-reducing ordering: the symbolic
+// analysis (ordering, the factor's pattern) is done once, each factorize() is numeric only. For one
+// grouping factor (or nested ones) AMD eliminates the groups' effects before the globals, so the
+// factor has no fill beyond the pattern and the cost per factorization is linear in the groups.
+//
+// Selected inversion (Takahashi, Fagan and Chen 1973; the recursions INLA uses): with
+// P Lambda P' = L L' and Z = (P Lambda P')^-1, Z L = L^-T gives, column j from the last,
+//   Z_ij = -(sum_{k in struct(j), k > j} Z_ik L_kj) / L_jj            (i in struct(j), i > j),
+//   Z_jj = (1 / L_jj - sum_{k in struct(j), k > j} Z_kj L_kj) / L_jj,
+// which reads only entries of Z on L's pattern (struct(j) is a clique of the filled graph): all of
+// Sigma on L's pattern, and so on the precision's, at the cost of one more factorization.
+#include <Eigen/Core>
+#include <Eigen/OrderingMethods>
+#include <Eigen/SparseCholesky>
+#include <memory>
+#include <vector>
+
+#include "inference/sparse/block_pattern.hpp"
+
+namespace bvi::vi {
+
+class SparseFactor {
+ public:
+  explicit SparseFactor(std::shared_ptr<const BlockPattern> pattern);
+
+  const BlockPattern& pattern() const { return *pattern_; }
+  const std::shared_ptr<const BlockPattern>& shared_pattern() const { return pattern_; }
+  // Factorizes the matrix whose values on the pattern are `values`; false when it is not
+  // positive definite (then nothing but another factorize() may be called).
+  bool factorize(const Eigen::VectorXd& values);
+  // Of the last matrix factorized: log det, Lambda^-1 b, the inverse's entries on the pattern
+  // (as values()), and e -> Sigma^{1/2} e for every column of E (P x S), Sigma^{1/2} = P' L^-T.
+  double log_det() const;
+  Eigen::VectorXd solve(const Eigen::VectorXd& b) const;
+  void inverse_on_pattern(Eigen::VectorXd& sigma) const;
+  void scale_draws(Eigen::Ref<Eigen::MatrixXd> E) const;
+  // The factor's non-zeros (the pattern's lower triangle plus the fill-in of the ordering).
+  Index factor_nonzeros() const;
+
+ private:
+  using Sparse = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+  // The position in L's value array of entry (r, c), r >= c, in permuted coordinates.
+  Index find(Index r, Index c) const;
+  void map_slots();
+
+  std::shared_ptr<const BlockPattern> pattern_;
+  Sparse A_;                       // the lower triangle in layout coordinates
+  std::vector<Index> a_slot_;      // per value of A_: its slot in values()
+  Eigen::SimplicialLLT<Sparse, Eigen::Lower, Eigen::AMDOrdering<int>> llt_;
+  std::vector<Index> perm_;        // layout column -> row of the permuted matrix
+  std::vector<Index> slot_in_L_;   // per slot of values(): its position in L (once known)
+  mutable Eigen::VectorXd z_;      // the inverse on L's pattern
+  mutable Eigen::VectorXd acc_;    // selected inversion: a column's sums
+  mutable std::vector<Index> mark_;  // selected inversion: a column's row positions
+};
+
+}  // namespace bvi::vi
