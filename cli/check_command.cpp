@@ -13,10 +13,12 @@
 #include "common/memory_limits.hpp"
 #include "inference/exact/exact_cost.hpp"
 #include "inference/reduce/collective_error.hpp"
+#include "inference/sparse/sparse_factor.hpp"
 #include "models/design/design.hpp"
 #include "models/expected_prior.hpp"
 #include "models/priors/prior_family.hpp"
 #include "models/problem.hpp"
+#include "models/sparse_pattern.hpp"
 #include "models/spec/config_reference.hpp"
 
 namespace bvi::cli {
@@ -167,10 +169,31 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
       os << "\n";
       const Eigen::Index linear =
           static_cast<Eigen::Index>(d.feature_names.size()) + (config.model.intercept ? 1 : 0);
-      os << "cost        " << inf.algorithm << ": "
-         << vi::exact_cost(double(n), double(linear), double(p.model.dim()), inf.algorithm == "fullrank")
-                .describe()
-         << "\n";
+      if (inf.algorithm == "sparse") {
+        // The precision's pattern as the fit makes it (the level pairs of crossed factors from the
+        // rows), and its factor's non-zeros under the fill-reducing ordering.
+        const auto pattern = models::make_block_pattern(p.model, p.view(), comm);
+        vi::SparseFactor factor(pattern);
+        factor.factorize(pattern->diagonal_matrix(Eigen::VectorXd::Ones(pattern->dim())));
+        double effects = 0;
+        for (const auto& g : d.groups) effects += double(g.effects());
+        os << "precision   sparse: " << pattern->size() << " values on the pattern (" << pattern->n_global()
+           << " global coordinates, " << pattern->dim() - pattern->n_global() << " group effects";
+        for (const auto& pr : pattern->pairs())
+          os << ", " << pr.levels.size() << " level pairs of " << d.groups[static_cast<std::size_t>(pr.f1)].label
+             << " and " << d.groups[static_cast<std::size_t>(pr.f2)].label;
+        os << "), " << factor.factor_nonzeros() << " in its Cholesky factor\n";
+        os << "cost        sparse: "
+           << vi::sparse_exact_cost(double(n), double(linear), double(p.model.dim()), effects,
+                                    double(pattern->size()), double(factor.factor_nonzeros()))
+                  .describe()
+           << "\n";
+      } else {
+        os << "cost        " << inf.algorithm << ": "
+           << vi::exact_cost(double(n), double(linear), double(p.model.dim()), inf.algorithm == "fullrank")
+                  .describe()
+           << "\n";
+      }
     } else {
       os << "inference   monte_carlo (" << inf.method_reason << "), " << inf.algorithm << ", "
          << inf.optimizer.name << ", " << inf.draws_per_step << " draws per step, up to "

@@ -31,6 +31,7 @@
 #include "models/expected_log_joint.hpp"
 #include "models/log_joint.hpp"
 #include "models/problem.hpp"
+#include "models/sparse_pattern.hpp"
 
 namespace bvi::cli {
 
@@ -85,6 +86,10 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
   reduce::ChunkReducer reducer(problem.plan, comm, threads);
   models::LogJoint<T> log_joint(problem.model, problem.view(), reducer);
 
+  // The sparse family's precision pattern (the same on every rank: a collective).
+  std::shared_ptr<const vi::BlockPattern> pattern;
+  if (config.inference.method == "exact" && config.inference.algorithm == "sparse")
+    pattern = models::make_block_pattern(problem.model, problem.view(), comm);
   // A checkpoint belongs to one config, seed and dataset: preflight_fit took the run's fingerprint
   // and matched --resume against it before the data was read. The state's sizes depend on the
   // model as loaded (its levels and groups, the automatic family), so they are checked now,
@@ -94,7 +99,9 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
       throw data_error(problem.data.path,
                        "changed while it was being read (it has " + std::to_string(problem.data.file_rows) +
                            " rows, " + std::to_string(pre.records) + " a moment ago)");
-    if (pre.resume) vi::check_resumable(*pre.resume, config.inference, problem.model.dim(), o.resume);
+    if (pre.resume)
+      vi::check_resumable(*pre.resume, config.inference, problem.model.dim(), o.resume,
+                          pattern ? pattern->size() : 0);
   });
   const std::string& fingerprint = pre.fingerprint;
   const std::optional<vi::AdviState>& resume = pre.resume;
@@ -112,18 +119,24 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
   std::vector<std::pair<std::string, std::string>> prior_methods;
   if (config.inference.method == "exact") {
     models::ExpectedLogJoint<T> expected(problem.model, problem.view(), reducer, seed);
+    if (pattern) expected.set_sparse_pattern(pattern);
     if (root) {
       const auto linear =
           static_cast<double>(problem.data.feature_names.size() + (config.model.intercept ? 1 : 0));
-      cli_logger().info("exact method, " + config.inference.algorithm + " (" +
-                        config.inference.algorithm_reason + "): " +
-                        vi::exact_cost(double(problem.data.total_rows), linear, double(problem.model.dim()),
-                                       config.inference.algorithm == "fullrank")
-                            .describe());
+      double effects = 0;
+      for (const auto& g : problem.data.groups) effects += double(g.effects());
+      const vi::ExactCost cost =
+          pattern ? vi::sparse_exact_cost(double(problem.data.total_rows), linear, double(problem.model.dim()),
+                                          effects, double(pattern->size()))
+                  : vi::exact_cost(double(problem.data.total_rows), linear, double(problem.model.dim()),
+                                   config.inference.algorithm == "fullrank");
+      cli_logger().info("exact method, " + config.inference.algorithm + " (" + config.inference.algorithm_reason +
+                        "): " + cost.describe());
     }
     vi::ExactOptions eo;
     eo.dense = config.inference.algorithm == "fullrank";
     eo.structured = config.inference.algorithm == "structured";
+    eo.sparse = config.inference.algorithm == "sparse";
     eo.max_iterations = config.inference.max_iterations;
     eo.tol_grad = config.inference.tol_grad;
     eo.tol_rel_obj = config.inference.tol_rel_obj;

@@ -182,7 +182,7 @@ AdviState parse_checkpoint(const std::string& text, const std::string& fingerpri
 }
 
 void check_resumable(const AdviState& s, const spec::InferenceConfig& inference, Eigen::Index dim,
-                     const std::string& where) {
+                     const std::string& where, Eigen::Index pattern_size) {
   auto refuse = [&where](const std::string& what) {
     return config_error(where, "damaged checkpoint: " + what);
   };
@@ -192,6 +192,7 @@ void check_resumable(const AdviState& s, const spec::InferenceConfig& inference,
   // family's ties, or the mean and log sds.
   const Eigen::Index n = inference.algorithm == "fullrank"     ? P + P * (P + 1) / 2
                          : inference.algorithm == "structured" ? 3 * P
+                         : inference.algorithm == "sparse"     ? P + pattern_size
                                                                : 2 * P;
   if (s.params.size() != n)
     throw refuse("holds " + std::to_string(s.params.size()) + " parameters of the approximation; a " +
@@ -199,7 +200,7 @@ void check_resumable(const AdviState& s, const spec::InferenceConfig& inference,
                  std::to_string(n));
   if (!s.params.allFinite()) throw refuse("the approximation's parameters are not all finite");
   if (!all_finite(s.optimizer_state)) throw refuse("the optimizer state is not all finite");
-  if (exact ? !exact_state_fits(s.optimizer_state, P, inference.algorithm)
+  if (exact ? !exact_state_fits(s.optimizer_state, P, inference.algorithm, pattern_size)
             : !optimizer_state_fits(inference.optimizer.name, inference.algorithm, s.optimizer_state.size(), n,
                                     P))
     throw refuse("the optimizer state has " + std::to_string(s.optimizer_state.size()) + " numbers, not what " +

@@ -22,8 +22,9 @@ AdviState parse_checkpoint(const std::string& text, const std::string& fingerpri
 // optimizer's numbers have the sizes that run keeps, the iteration is within max_iterations, the
 // numbers are finite. The fingerprint ties a file to its run, but an edited file may keep one, and
 // a state of the wrong size would be used out of bounds. Throws Error(ExitCode::config) at `where`.
+// `pattern_size`: the sparse family's values on its precision pattern.
 void check_resumable(const AdviState& state, const spec::InferenceConfig& inference, Eigen::Index dim,
-                     const std::string& where);
+                     const std::string& where, Eigen::Index pattern_size = 0);
 
 // A short, stable digest of `text` (FNV-1a, 64 bits, in hex).
 std::string fingerprint_of(const std::string& text);

@@ -23,7 +23,10 @@ bool fullrank(const RunSizes& s) {
 // Cholesky factor.
 double family_numbers(const RunSizes& s) {
   const double P = d(s.parameters);
-  return fullrank(s) ? P + P * (P + 1) / 2 : s.algorithm == "structured" ? 3 * P : 2 * P;
+  return fullrank(s)                  ? P + P * (P + 1) / 2
+         : s.algorithm == "structured" ? 3 * P
+         : s.algorithm == "sparse"     ? P + d(s.sparse_values)
+                                       : 2 * P;
 }
 
 // ChunkReducer: one slot of `len` doubles (rounded up to a cache line) per owned chunk, and with
@@ -124,7 +127,8 @@ void exact_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   const double N = d(s.rows), P = d(s.parameters);
   // Design coordinates: alpha and beta, then every factor's G K effects.
   const double des = d(s.features) + (s.intercept ? 1 : 0) + d(s.group_effects);
-  const bool dense = fullrank(s);
+  const bool dense = fullrank(s), sparse = s.algorithm == "sparse";
+  const double V = d(s.sparse_values), lin = d(s.features) + (s.intercept ? 1 : 0);
   // ExpectedLikelihood: each row's dE/dv for the Hessian-vector products, and its own copy of
   // the likelihood's per-row constants.
   out.push_back({"exact method's row buffers", Phase::iterations,
@@ -133,10 +137,11 @@ void exact_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   // arena; fullrank also the sub-block's dense design, L' x~ per row and x~ scaled (256 x (2 des + P)).
   const double sub = 256;
   out.push_back({"exact method's thread scratch (per thread)", Phase::iterations,
-                 s.threads * (16 * sub * kDouble + kMiB + (dense ? sub * (2 * des + P) * kDouble : 0))});
+                 s.threads * (16 * sub * kDouble + kMiB +
+                              (dense ? sub * (2 * des + P) * kDouble : sparse ? (3 * sub + lin) * lin * kDouble : 0))});
   // The reducer's slot per chunk: [E, ...] and the gradient in the design coordinates: the mean
   // and the diagonal (3 des with a scale parameter), or the mean, the cross terms and des x des.
-  const double len = 3 + (dense ? 2 * des + des * des : 3 * des);
+  const double len = 3 + (dense ? 2 * des + des * des : sparse ? des + d(s.sparse_chunk_values) : 3 * des);
   const long long passes = std::max(s.output_draws, s.output_draws < 100 ? s.final_elbo_draws : 0);
   reducer_term(s, std::max(len, d(std::min(passes, kLogJointBatch))),
                "reducer slots (per chunk: the gradient over the design coordinates)", out);
@@ -149,9 +154,12 @@ void exact_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   // and proposed and their factor, the whitened residual, the step's direction and the last one,
   // Sigma and its factor along the line search), Anderson's reference factor and the whitened
   // trial's (~5 more), and L's rows of the design coordinates (des x P).
-  const double a = dense ? P + P * (P + 1) / 2 : s.algorithm == "structured" ? 3 * P : 2 * P;
+  // The sparse family keeps no Anderson history but about 16 vectors on its pattern (q's precision
+  // and Sigma on it, two gradients, the proposal, its direction, the pattern's entry list, the
+  // factorization's matrix, its factor, fill-in allowed for, and the selected inverse) and 40 P.
+  const double a = dense ? P + P * (P + 1) / 2 : s.algorithm == "structured" ? 3 * P : sparse ? 0 : 2 * P;
   out.push_back({"optimizer and family matrices", Phase::iterations,
-                 (30 * a + (dense ? 19 * P * P + des * P : 40 * P)) * kDouble});
+                 (30 * a + (dense ? 19 * P * P + des * P : sparse ? 16 * V + 40 * P : 40 * P)) * kDouble});
   // Sample-average prior terms (models/expected_prior.cpp): fixed draws (K x width, or K x P for
   // fullrank), their points and adjoints and the tape's array over them (K x width each), and
   // for meanfield the last gradient draws kept for the Hessian-vector products.
@@ -163,7 +171,7 @@ void exact_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   }
   // The checkpoint's state: q, and [passes, step, the last direction (fullrank: P + P^2),
   // Anderson's reference (P, or P^2) and history (2 + a (2 + 2 x 5))].
-  checkpoint_text(s, family_numbers(s) + (dense ? P + 2 * P * P : P) + 12 * a, out);
+  checkpoint_text(s, family_numbers(s) + (dense ? P + 2 * P * P : sparse ? P + V : P) + 12 * a, out);
   // report_final_exact: the output draws through the log joint, values only (eps, zeta and their
   // copy), or with fewer than 100 of them first as many draws as final_elbo_draws for k-hat; then
   // the output draws and their constrained values beside the draws.csv text.

@@ -39,6 +39,8 @@ struct RunSizes {
   long long group_factors = 0;
   long long group_slopes = 0;
   long long group_effects = 0;
+  long long sparse_values = 0;        // the sparse family's values on its precision pattern (at most)
+  long long sparse_chunk_values = 0;  // ... in one chunk's packed partial sums (at most)
   // How the rows are cut (reduce::ShardPlan).
   long long block_rows = 512;
   long long chunks_owned = 1;  // chunks of this rank
@@ -47,7 +49,7 @@ struct RunSizes {
   long long parameters = 0;  // P
   bool intercept = false;    // alpha beside beta: D + 1 linear coordinates
   std::string method = "monte_carlo";   // a key of the table in memory_estimate.cpp
-  std::string algorithm = "meanfield";  // the family: meanfield or fullrank
+  std::string algorithm = "meanfield";  // the family: meanfield, structured, fullrank or sparse
   std::string optimizer = "natural";    // monte_carlo's
   long long draws_per_step = 0;         // S (monte_carlo)
   long long elbo_samples = 100;

@@ -5,11 +5,12 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "models/expected_likelihood_scratch.hpp"
+
 namespace bvi::models {
 
 namespace {
 
-constexpr Index kRows = quadrature::ExpectationScratch::kRows;
 
 // Eight doubles as one value (GCC/Clang vector extensions: one AVX-512 register, or two AVX
 // ones): the sums below run in these eight fixed lanes, added in a fixed order at the end, so
@@ -113,25 +114,6 @@ void accumulate(const T* __restrict x, Index D, Index n, const double* dm, const
 }  // namespace
 
 template <class T>
-struct ExpectedLikelihood<T>::ThreadScratch {
-  quadrature::ExpectationScratch quad;
-  Eigen::ArrayXd m, v, c, value, dm, dv, dc;
-  // fullrank: the sub-block's dense design x~ (n x des), L_des' x~ per row, and x~ scaled by dv
-  Eigen::MatrixXd xt, y, w;
-  ad::Arena arena{std::size_t(1) << 20};
-  ad::GemmWorkspace<double> gemm{arena};
-  ThreadScratch(Index des, Index P, bool dense) {
-    quad.reserve();
-    for (Eigen::ArrayXd* a : {&m, &v, &c, &value, &dm, &dv, &dc}) a->setZero(kRows);
-    if (dense) {
-      xt.setZero(kRows, des);
-      y.setZero(kRows, P);
-      w.setZero(kRows, des);
-    }
-  }
-};
-
-template <class T>
 ExpectedLikelihood<T>::ExpectedLikelihood(const Model& model, DataView<T> data, reduce::ChunkReducer& reducer)
     : model_(model), data_(data), reducer_(reducer) {
   const ParameterLayout& layout = model.layout();
@@ -159,6 +141,7 @@ ExpectedLikelihood<T>::ExpectedLikelihood(const Model& model, DataView<T> data, 
       throw std::logic_error("expected likelihood: a factor's effects and its data disagree");
     fac.des_offset = des_;
     des_ += fac.groups * fac.effects;
+    max_effects_ = std::max(max_effects_, fac.effects);
     factors_.push_back(fac);
   }
   scale_ = model.likelihood().scale_column();
@@ -199,14 +182,22 @@ ad::GlmRows ExpectedLikelihood<T>::rows(Index first, Index n) const {
 }
 
 template <class T>
+void ExpectedLikelihood<T>::prepare_scratch(int kind, Index P) {
+  if (static_cast<int>(scratch_.size()) == reducer_.threads() && scratch_kind_ == kind) return;
+  scratch_.clear();
+  for (int t = 0; t < reducer_.threads(); ++t) {
+    scratch_.push_back(std::make_unique<ThreadScratch>(des_, P, kind == 1));
+    if (kind == 2) scratch_.back()->sparse(lin_, max_effects_);
+  }
+  scratch_kind_ = kind;
+}
+
+template <class T>
 double ExpectedLikelihood<T>::evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* grad) {
+  if (q.sparse()) return evaluate_sparse(q, grad);
   const bool dense = q.dense;
   const Index P = q.dim();
-  if (static_cast<int>(scratch_.size()) != reducer_.threads() || scratch_dense_ != dense) {
-    scratch_.clear();
-    for (int t = 0; t < reducer_.threads(); ++t) scratch_.push_back(std::make_unique<ThreadScratch>(des_, P, dense));
-    scratch_dense_ = dense;
-  }
+  prepare_scratch(dense ? 1 : 0, P);
   mean_des_.resize(des_);
   for (Index j = 0; j < des_; ++j) mean_des_[j] = q.mean[layout_column(j)];
   if (dense) {

@@ -14,11 +14,16 @@
 //              nothing P x P anywhere; the Hessian in the mean is applied to a vector by another
 //              such pass (hessian_times) from each row's stored curvature;
 //   fullrank:  v_i = |L_des' x~_i|^2 by one GEMM per sub-block (its dense design) and dE/dSigma
-//              by another, O(N P^2) per pass: what the family costs.
+//              by another, O(N P^2) per pass: what the family costs;
+//   sparse:    Sigma's entries on the precision's pattern (vi::BlockPattern): the (1, x_i) block by
+//              GEMMs as fullrank's over the population coordinates alone, each group effect's
+//              entries with them and with its group's other effects (and a crossed factor's level
+//              pair) by index, O(N (D^2 + K D + K^2)) per pass, dE/dSigma on the same pattern.
 // The normal likelihood's sigma (u = log sigma) enters beside eta: its moments and Cov(eta_i, u)
 // go to the likelihood and its derivatives come back with the rows'. Sums over rows go through
 // the ChunkReducer, so every thread and rank count gives the same bits.
 #include <Eigen/Core>
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -60,6 +65,13 @@ class ExpectedLikelihood {
   };
   void meanfield_chunk(int thread, Index chunk, double* partial, bool grad);
   void fullrank_chunk(int thread, Index chunk, double* partial, bool grad);
+  // Scratch for the family: 0 meanfield, 1 fullrank, 2 sparse.
+  void prepare_scratch(int kind, Index P);
+  // The sparse family (expected_likelihood_sparse.cpp): its pass, one chunk of it, and the packing
+  // of each chunk's partial sums (once per pattern).
+  double evaluate_sparse(const vi::GaussianQ& q, vi::ExpectationGradient* grad);
+  void sparse_chunk(int thread, Index chunk, double* partial, bool grad);
+  void pack_chunks(const vi::BlockPattern& pattern);
   void hessian_chunk(int thread, Index chunk, double* partial);
   // The row range of a chunk in local storage (its kept rows when rows were dropped).
   std::pair<Index, Index> chunk_rows(Index chunk) const;
@@ -75,6 +87,7 @@ class ExpectedLikelihood {
   bool intercept_ = false;
   Index D_ = 0;
   std::vector<Factor> factors_;
+  Index max_effects_ = 1;  // the most effects of a factor
   Index des_ = 0;     // design coordinates: lin_, then every factor's G K effects
   Index scale_ = -1;  // the likelihood's scale column (normal: log sigma), or -1
   Eigen::VectorXd log_constants_;
@@ -83,6 +96,24 @@ class ExpectedLikelihood {
   Eigen::VectorXd mean_des_, var_des_;  // mean (both families), variance (meanfield)
   Eigen::MatrixXd chol_des_;            // fullrank: L's rows of the design coordinates (des_ x P)
   Eigen::VectorXd chol_u_;              // fullrank: L's row of u, so Cov(eta_i, u) = (L_des' x~_i) . it
+  // Sparse: the q of the pass (its pattern, Sigma on it), Sigma's block of the population
+  // coordinates (lin x lin) and their covariances with u, u's index among the globals.
+  const vi::BlockPattern* pattern_ = nullptr;
+  const double* sigma_ = nullptr;
+  Eigen::MatrixXd sigma_lin_;
+  Eigen::VectorXd sigma_lin_u_;
+  Index u_global_ = -1;
+  // Sparse, per pattern: each factor pair's level-pair index of every local row; where each
+  // local row's group block (factor f) and level-pair block (pair p) sit in its chunk's packed
+  // partial; every chunk's blocks in packing order (ids: factor f's group g at block_base_[f] + g,
+  // pair p's level pair at block_base_[F + p] + at), for the ordered combination; the packed
+  // partial's length (the longest chunk's, the same on every rank).
+  const vi::BlockPattern* indexed_ = nullptr;
+  std::vector<std::vector<std::int32_t>> row_pair_;
+  std::vector<std::vector<std::int32_t>> row_block_, pair_block_;
+  std::vector<std::vector<Index>> chunk_blocks_;
+  std::vector<Index> block_base_;
+  Index packed_len_ = 0, head_len_ = 0;
   double u_mean_ = 0.0, u_var_ = 0.0;
 
   // Per local row, from the last gradient pass: dE_i/dv_i (meanfield Hessian-vector products).
@@ -94,7 +125,7 @@ class ExpectedLikelihood {
   double d_u_var_ = 0.0;
 
   std::vector<std::unique_ptr<ThreadScratch>> scratch_;  // one per thread, for the current family
-  bool scratch_dense_ = false;
+  int scratch_kind_ = -1;  // 0 meanfield, 1 fullrank, 2 sparse
   Eigen::VectorXd total_;
   long passes_ = 0;
 };

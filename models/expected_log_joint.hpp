@@ -7,6 +7,7 @@
 #include "inference/exact/expected_log_density.hpp"
 #include "models/expected_likelihood.hpp"
 #include "models/expected_prior.hpp"
+#include "models/sparse_pattern.hpp"
 
 namespace bvi::models {
 
@@ -14,11 +15,16 @@ template <class T>
 class ExpectedLogJoint final : public vi::ExpectedLogDensity {
  public:
   ExpectedLogJoint(const Model& model, DataView<T> data, reduce::ChunkReducer& reducer, std::uint64_t seed)
-      : model_(model), likelihood_(model, data, reducer), prior_(model, seed) {}
+      : model_(model), data_(data), comm_(reducer.comm()), likelihood_(model, data, reducer), prior_(model, seed) {}
 
   Index dim() const override { return model_.dim(); }
   double evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* grad) override {
-    if (grad) grad->reset(q.dim(), q.dense, q.structured());
+    if (grad) {
+      if (q.sparse())
+        grad->reset_sparse(q.pattern());
+      else
+        grad->reset(q.dim(), q.dense, q.structured());
+    }
     return likelihood_.evaluate(q, grad) + prior_.evaluate(q, grad);
   }
   void hessian_times(const Eigen::VectorXd& d, Eigen::VectorXd& out) override {
@@ -27,6 +33,19 @@ class ExpectedLogJoint final : public vi::ExpectedLogDensity {
     prior_.hessian_times(d, out);
   }
   std::vector<Index> parents() const override { return prior_.parents(); }
+  std::vector<Index> scale_columns() const override {
+    std::vector<Index> out(static_cast<std::size_t>(model_.dim()), -1);
+    for (const GroupPrior& g : model_.group_priors())
+      for (Index j = 0; j < g.groups * g.effects; ++j)
+        out[static_cast<std::size_t>(g.r_offset + j)] = g.sd_offset + j % g.effects;
+    return out;
+  }
+  // The pattern, when the caller made it already (make_block_pattern).
+  void set_sparse_pattern(std::shared_ptr<const vi::BlockPattern> pattern) { pattern_ = std::move(pattern); }
+  std::shared_ptr<const vi::BlockPattern> sparse_pattern() override {
+    if (!pattern_) pattern_ = make_block_pattern(model_, data_, comm_);
+    return pattern_;
+  }
   long passes() const override { return likelihood_.passes(); }
   double value_se() const override { return prior_.value_se(); }
   const ExpectedPrior& prior() const { return prior_; }
@@ -34,6 +53,9 @@ class ExpectedLogJoint final : public vi::ExpectedLogDensity {
 
  private:
   const Model& model_;
+  DataView<T> data_;
+  reduce::Communicator& comm_;
+  std::shared_ptr<const vi::BlockPattern> pattern_;
   ExpectedLikelihood<T> likelihood_;
   ExpectedPrior prior_;
 };

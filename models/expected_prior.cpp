@@ -125,6 +125,10 @@ ExpectedPrior::ExpectedPrior(const Model& model, std::uint64_t seed, Index sampl
       continue;
     }
     const Index K = g.effects, m = ad::corr::free_entries(K);
+    if (K == 2 && log_positive(tr, g.sd_offset, K)) {
+      pairs_.push_back({&g});
+      continue;
+    }
     Correlated c;
     c.group = &g;
     c.sd_transforms.assign(tr.begin() + g.sd_offset, tr.begin() + g.sd_offset + K);
@@ -231,9 +235,12 @@ double ExpectedPrior::evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* 
   }
 
   for (const Scale& s : scales_) total += scale_value(s, q, grad);
+  for (CorrelatedPair& c : pairs_) total += pair_value(c, q, grad);
   for (Combo& c : combos_) total += combo_value(c, q, grad);
 
   double var = 0.0;
+  if (q.sparse() && !sampled_.empty())
+    throw std::logic_error("expected prior: the sparse family has no sample-average terms yet");
   if (!dense)
     for (Correlated& c : correlated_) {
       total += correlated_value(c, q, grad);
@@ -251,6 +258,14 @@ double ExpectedPrior::evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* 
   }
   se_ = std::sqrt(var);
   if (grad) grad->value += total;
+  if (grad && q.sparse()) {
+    // The prior's G, kept as meanfield keeps it (the diagonal, then the rest by pairs), onto the
+    // pattern: a prior term ties only coordinates that the pattern ties.
+    const vi::BlockPattern& pat = q.pattern();
+    for (Index j = 0; j < P; ++j) grad->d_sparse[pat.diagonal()[static_cast<std::size_t>(j)]] += grad->d_var[j];
+    grad->d_var.setZero();
+    for (const OffDiagonal& o : off_diagonal_) pat.add(grad->d_sparse, o.i, o.k, o.g);
+  }
   return total;
 }
 
@@ -262,6 +277,9 @@ double ExpectedPrior::combo_value(Combo& c, const vi::GaussianQ& q, vi::Expectat
     Eigen::VectorXd Ltw = Eigen::VectorXd::Zero(q.dim());
     for (const auto& [col, w] : c.weights) Ltw += w * q.chol.row(col).transpose();
     v = Ltw.squaredNorm();
+  } else if (q.sparse()) {
+    for (const auto& [j, wj] : c.weights)
+      for (const auto& [k, wk] : c.weights) v += wj * wk * q.cov(j, k);
   } else {
     for (const auto& [col, w] : c.weights) v += w * w * q.var(col);
   }
@@ -317,6 +335,8 @@ double ExpectedPrior::combo_value(Combo& c, const vi::GaussianQ& q, vi::Expectat
     for (const auto& [j, wj] : c.weights) {
       if (q.dense) {
         for (const auto& [k, wk] : c.weights) grad->d_cov(j, k) += d_v * wj * wk;
+      } else if (q.sparse()) {
+        for (const auto& [k, wk] : c.weights) add_cov(grad, false, j, k, d_v * wj * wk);
       } else {
         grad->d_var[j] += d_v * wj * wj;
       }
@@ -621,6 +641,9 @@ std::vector<std::pair<std::string, std::string>> ExpectedPrior::methods() const 
   for (const Grid& g : grids_)
     out.push_back({name_of(g.offset), g.term ? "quadrature" : "Jacobian by quadrature"});
   for (const Scale& s : scales_) out.push_back({name_of(s.offset), "closed form (hierarchical normal)"});
+  for (const CorrelatedPair& c : pairs_)
+    out.push_back({name_of(c.group->r_offset),
+                   "closed form in the effects and sds, quadrature in the correlation (two correlated effects)"});
   for (const Combo& c : combos_)
     out.push_back({name_of(c.term->offset), c.term->family->gaussian_expectation
                                                 ? "closed form (on the intercept at the column means)"

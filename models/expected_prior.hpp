@@ -97,6 +97,16 @@ class ExpectedPrior {
     Eigen::MatrixXd xi;      // fixed standard normals, draws x (K + K(K-1)/2)
     Eigen::MatrixXd A;       // E[Sigma(psi)^-1] at the last gradient
   };
+  // A factor's two correlated effects (K = 2: a varying intercept and slope, `(1 + x | g)`)
+  // under sd = exp(u) and LKJ(eta) with rho = tanh(y): W = Sigma(psi)^-1 has entries
+  // e^{-u_k - u_l} times cosh^2 y or -sinh y cosh y, which are sums of exponentials of linear
+  // forms in (u1, u2, y), so E[r_g' W r_g] is a sum of Gaussian tilts (closed form for any q),
+  // and the rest, -J log det L + log LKJ + the Jacobian = (J - 2 eta) log cosh y - log c_2(eta),
+  // one Gauss–Hermite integral in y: the whole term exact (expected_correlated_pair.cpp).
+  struct CorrelatedPair {
+    const GroupPrior* group;
+    int points = 16;
+  };
   struct Sampled {
     const PriorTerm* term;       // a prior term, or
     const GroupPrior* group = nullptr;  // a factor's correlated effects (fullrank)
@@ -118,6 +128,7 @@ class ExpectedPrior {
                        Eigen::MatrixXd* lbar);
   double combo_value(Combo& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad);
   double correlated_value(Correlated& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad);
+  double pair_value(CorrelatedPair& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad);
   // Adds g to G_ik (ordered pair): meanfield keeps the diagonal in d_var and the rest here.
   void add_cov(vi::ExpectationGradient* grad, bool dense, Index i, Index k, double g);
 
@@ -130,6 +141,7 @@ class ExpectedPrior {
   std::vector<Sampled> sampled_;
   std::vector<Combo> combos_;
   std::vector<Correlated> correlated_;  // meanfield's way with correlated factors (sampled_ holds fullrank's)
+  std::vector<CorrelatedPair> pairs_;   // correlated factors of two effects, exact for every family
   ad::Tape tape_;
   Eigen::MatrixXd z_, z_adj_;
   Eigen::VectorXd d_var_;                  // meanfield: the prior's diagonal G at the last gradient

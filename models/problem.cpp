@@ -7,6 +7,7 @@
 #include "inference/reduce/chunk_reducer.hpp"
 #include "inference/reduce/collective_error.hpp"
 #include "models/chunk_stats.hpp"
+#include "models/sparse_pattern.hpp"
 #include "models/default_priors.hpp"
 #include "models/model_data.hpp"
 
@@ -66,7 +67,9 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
       reduce::collectively(comm, [&] { return Model::build(resolved.model, shape, {options.fused}); });
   const auto& groups = model.group_priors();
   const bool group_scales = std::any_of(groups.begin(), groups.end(), [](const GroupPrior& g) { return g.L_offset < 0; });
-  spec::resolve_automatic(resolved, model.dim(), md.data.total_rows, group_scales);
+  const bool sparse_fits = sparse_family_fits(model);
+  spec::resolve_automatic(resolved, model.dim(), md.data.total_rows, group_scales, sparse_fits);
+  reduce::collectively(comm, [&] { refuse_unfit_sparse(resolved, model); });
   return Problem<T>{std::move(resolved), std::move(model), std::move(md.data), md.plan, std::move(md.design)};
 }
 

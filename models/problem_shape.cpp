@@ -1,5 +1,9 @@
 #include "models/problem_shape.hpp"
 
+#include <algorithm>
+
+#include "models/sparse_pattern.hpp"
+
 #include "inference/reduce/collective_error.hpp"
 #include "models/default_priors.hpp"
 #include "models/expected_prior.hpp"
@@ -48,7 +52,25 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
     s.dim = model.dim();
     // Zero rows: whether the likelihood has such terms at all (it writes nothing).
     s.row_constants = model.likelihood().log_constants(nullptr, nullptr, 0, nullptr);
-    spec::resolve_automatic(s.config, s.dim, s.total_rows);
+    const auto& groups = model.group_priors();
+    const bool group_scales =
+        std::any_of(groups.begin(), groups.end(), [](const GroupPrior& g) { return g.L_offset < 0; });
+    spec::resolve_automatic(s.config, s.dim, s.total_rows, group_scales, sparse_family_fits(model));
+    refuse_unfit_sparse(s.config, model);
+    const Index n_global = s.dim - s.group_effects;
+    const Index chunk = s.plan.chunk_rows;
+    s.sparse_values = n_global * n_global;
+    s.sparse_chunk_values = n_global * n_global;
+    for (std::size_t f = 0; f < design.groups.size(); ++f) {
+      const Index K = design.groups[f].effects(), G = static_cast<Index>(design.groups[f].levels.size());
+      s.sparse_values += G * K * (K + n_global);
+      s.sparse_chunk_values += std::min(chunk, G) * K * (K + n_global);
+      for (std::size_t f2 = f + 1; f2 < design.groups.size(); ++f2) {
+        const Index G2 = static_cast<Index>(design.groups[f2].levels.size()), K2 = design.groups[f2].effects();
+        s.sparse_values += std::min(s.total_rows, G * G2) * K * K2;
+        s.sparse_chunk_values += std::min(chunk, G * G2) * K * K2;
+      }
+    }
     set_sample_sizes(s, model);
     return s;
   });

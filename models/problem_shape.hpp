@@ -35,6 +35,13 @@ struct ProblemShape {
   Index group_factors = 0;
   Index group_slopes = 0;
   Index group_effects = 0;
+  // The sparse family's values on its precision pattern (inference/sparse/block_pattern.hpp), at
+  // most: the globals' block, each effect with its group's effects and every global, and for two
+  // factors one block per row at most (their level pairs are known only once the rows are read).
+  Index sparse_values = 0;
+  // ... and of one chunk's packed partial sums (models/expected_likelihood_sparse.cpp), at most:
+  // the globals' block and, per factor, min(rows of a chunk, groups) blocks of K (K + n).
+  Index sparse_chunk_values = 0;
   // The exact method's sample-average prior terms under the resolved family: their fixed draws and
   // the columns each reads (models/expected_prior.hpp); empty for the Monte Carlo method.
   Index sample_draws = 0;

@@ -1,5 +1,6 @@
 #include "inference/exact/exact_cost.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace bvi::vi {
@@ -18,6 +19,20 @@ ExactCost exact_cost(double rows, double linear, double parameters, bool dense) 
     c.flops_per_iteration = 10.0 * rows * linear + 3.0 * 4.0 * rows * linear + 40.0 * rows;
     c.matrix_bytes = 8.0 * 16.0 * parameters;
   }
+  return c;
+}
+
+ExactCost sparse_exact_cost(double rows, double linear, double parameters, double effects, double values,
+                            double factor_nonzeros) {
+  ExactCost c;
+  const double L = factor_nonzeros > 0 ? factor_nonzeros : 0.5 * values;
+  // Per pass (about 1.5 per iteration): the population block's two GEMMs, each effect's entries
+  // with the population coordinates and its group's effects, both ways. The optimizer: a
+  // factorization and a selected inversion per trial point, each about nnz(L) times the mean
+  // column length, and a few passes over the pattern's values.
+  c.flops_per_iteration = 1.5 * rows * (4.0 * linear * linear + 6.0 * effects * linear + 4.0 * effects * effects) +
+                          4.0 * L * (L / std::max(1.0, parameters)) + 20.0 * values;
+  c.matrix_bytes = 8.0 * (16.0 * values + 3.0 * L);
   return c;
 }
 

@@ -4,7 +4,10 @@
 //   meanfield: a pass over the data (moments, quadrature, gradient) and a few Hessian-vector
 //              passes, O(N D) each; vectors of P;
 //   fullrank:  the same passes with two GEMMs each, O(N D^2), and the precision's Cholesky
-//              factorizations and inverses, O(P^3); a handful of P x P matrices.
+//              factorizations and inverses, O(P^3); a handful of P x P matrices;
+//   sparse:    fullrank's passes over the population coordinates plus each row's effects,
+//              O(N (D^2 + K D + K^2)), and the sparse factorization and selected inversion,
+//              O(nnz(L) x its mean column length); vectors on the precision's pattern.
 #include <string>
 
 namespace bvi::vi {
@@ -17,5 +20,9 @@ struct ExactCost {
 
 // rows N, linear coefficients D (features, plus the intercept), all parameters P.
 ExactCost exact_cost(double rows, double linear, double parameters, bool dense);
+// The sparse family: K the group effects per row (summed over factors), `values` the pattern's
+// values, `factor_nonzeros` its Cholesky factor's (0: not known, taken as values / 2).
+ExactCost sparse_exact_cost(double rows, double linear, double parameters, double effects, double values,
+                            double factor_nonzeros = 0);
 
 }  // namespace bvi::vi

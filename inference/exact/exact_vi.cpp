@@ -11,6 +11,7 @@
 #include "inference/exact/natural_step.hpp"
 #include "inference/families/fullrank.hpp"
 #include "inference/families/meanfield.hpp"
+#include "inference/families/sparse_precision.hpp"
 #include "inference/families/structured.hpp"
 
 namespace bvi::vi {
@@ -18,7 +19,11 @@ namespace bvi::vi {
 GaussianQ to_gaussian(const Family& q) {
   GaussianQ g;
   g.mean = q.mean();
-  if (const auto* fr = dynamic_cast<const FullRank*>(&q)) {
+  if (const auto* sp = dynamic_cast<const SparsePrecision*>(&q)) {
+    g.factor = std::make_shared<SparseFactor>(sp->shared_pattern());
+    if (!g.set_precision(sp->precision()))
+      throw std::runtime_error("sparse family: the precision is not positive definite");
+  } else if (const auto* fr = dynamic_cast<const FullRank*>(&q)) {
     g.dense = true;
     g.chol = fr->cholesky();
   } else if (const auto* st = dynamic_cast<const Structured*>(&q)) {
@@ -33,7 +38,9 @@ GaussianQ to_gaussian(const Family& q) {
 
 void from_gaussian(const GaussianQ& g, Family& q) {
   q.params().head(q.dim()) = g.mean;
-  if (auto* fr = dynamic_cast<FullRank*>(&q)) {
+  if (auto* sp = dynamic_cast<SparsePrecision*>(&q)) {
+    sp->precision() = g.prec;
+  } else if (auto* fr = dynamic_cast<FullRank*>(&q)) {
     fr->set_cholesky(g.chol);
   } else if (auto* st = dynamic_cast<Structured*>(&q)) {
     for (Index j = 0; j < g.dim(); ++j) st->omega()[j] = std::log(g.sd[j]);
@@ -45,27 +52,29 @@ void from_gaussian(const GaussianQ& g, Family& q) {
 
 using namespace exact;
 
-bool exact_state_fits(const std::vector<double>& o, Index P, const std::string& family) {
+bool exact_state_fits(const std::vector<double>& o, Index P, const std::string& family, Index pattern_size) {
   if (o.empty()) return true;
-  const bool dense = family == "fullrank", structured = family == "structured";
+  const bool dense = family == "fullrank", structured = family == "structured", sparse = family == "sparse";
   // A count read from the state: a whole number in [0, limit].
   auto count = [](double x, double limit) { return x >= 0 && x <= limit && x == std::floor(x); };
   const double p = static_cast<double>(P);
   if (o.size() < 3 || !count(o[0], 1e15) || !(o[1] >= 1.0 / 1024.0 && o[1] <= 1.0)) return false;
-  // The last direction: fullrank's (P + P^2 numbers) once it has taken a step; the others have none.
+  // The last direction: fullrank's (P + P^2 numbers) or sparse's (P + the pattern's values) once it
+  // has taken a step; the others have none.
   const double nd = o[2];
-  if (!(nd == 0 || (dense && nd == p + p * p))) return false;
+  const double sparse_width = p + static_cast<double>(pattern_size);  // the mean and the pattern's values
+  if (!(nd == 0 || (dense && nd == p + p * p) || (sparse && nd == sparse_width))) return false;
   std::size_t at = 3 + static_cast<std::size_t>(nd);
   // The reference of Anderson's coordinates once its history began (natural_step.cpp): the sds
   // (P), or fullrank's Cholesky factor (P^2).
   if (o.size() < at + 1 || !(o[at] == 0 || o[at] == (dense ? p * p : p))) return false;
   at += 1 + static_cast<std::size_t>(o[at]);
   // Anderson's [n, k, 2 n + 2 k n numbers], k <= 5 steps in n coordinates: the means and log
-  // precisions (2P), with the structured family's ties (3P), or fullrank's whitened mean and
-  // precision triangle (P + P(P + 1)/2).
+  // precisions (2P), with the structured family's ties (3P), fullrank's whitened mean and
+  // precision triangle (P + P(P + 1)/2), or sparse's scaled mean and precision (P + its values).
   if (o.size() < at + 2) return false;
   const double n = o[at], k = o[at + 1];
-  const double width = dense ? p + p * (p + 1) / 2 : structured ? 3 * p : 2 * p;
+  const double width = dense ? p + p * (p + 1) / 2 : structured ? 3 * p : sparse ? sparse_width : 2 * p;
   if (!(n == 0 || n == width) || !count(k, 5) || (n == 0 && k != 0)) return false;
   return o.size() - at == 2 + static_cast<std::size_t>(n) * (2 + 2 * static_cast<std::size_t>(k));
 }
@@ -81,7 +90,11 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
 
   ExactResult result;
   AdviResult& run = result.run;
-  if (o.structured) {
+  if (o.sparse) {
+    std::shared_ptr<const BlockPattern> pattern = density.sparse_pattern();
+    if (!pattern) throw std::logic_error("run_exact: the density has no sparse pattern");
+    run.q = std::make_unique<SparsePrecision>(std::move(pattern));
+  } else if (o.structured) {
     std::vector<Index> parent = density.parents();
     if (static_cast<Index>(parent.size()) != P) parent.assign(static_cast<std::size_t>(P), -1);
     run.q = std::make_unique<Structured>(P, std::move(parent));
@@ -99,16 +112,22 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
   } else {
     q.dense = o.dense;
     q.mean = initial_mean;
-    // A group effect starts with its group's sd as its own (sd_F = exp of its parent's mean):
-    // with q's sd at o.initial_sd and the effects at 0, the prior alone would pull every log sd
-    // down, and from there the iteration climbs back only slowly (a few rows per group: some
-    // hundreds of iterations).
-    const std::vector<Index> parents = density.parents();
+    // A group effect starts with its group's sd as its own (sd_F = exp of its log sd's mean),
+    // correlated factors' too: with q's sd at o.initial_sd and the effects at 0, the prior alone
+    // would pull every log sd down, and from there the iteration climbs back only slowly (a few
+    // rows per group: some hundreds of iterations; correlated slopes over 4000 groups: 170).
+    const std::vector<Index> parents = density.scale_columns();
     auto initial_sd = [&](Index j) {
       const Index pj = static_cast<Index>(parents.size()) == P ? parents[static_cast<std::size_t>(j)] : -1;
       return pj < 0 ? o.initial_sd : std::exp(initial_mean[pj]);
     };
-    if (o.dense) {
+    if (o.sparse) {
+      const auto& sp = static_cast<const SparsePrecision&>(*run.q);
+      q.factor = std::make_shared<SparseFactor>(sp.shared_pattern());
+      Eigen::VectorXd precision(P);
+      for (Index j = 0; j < P; ++j) precision[j] = 1.0 / (initial_sd(j) * initial_sd(j));
+      q.set_precision(sp.pattern().diagonal_matrix(precision));
+    } else if (o.dense) {
       q.chol = Eigen::MatrixXd::Zero(P, P);
       for (Index j = 0; j < P; ++j) q.chol(j, j) = initial_sd(j);
     } else {

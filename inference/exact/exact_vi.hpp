@@ -32,6 +32,7 @@ struct ExactOptions {
   double initial_sd = 0.01;           // q's starting scale (the first step sets it from the data)
   int max_cg_iterations = 40;         // meanfield: per Newton step
   bool structured = false;            // meanfield with each group effect tied to its sd (density.parents())
+  bool sparse = false;                // the precision on the density's sparse_pattern()
   // The largest move of each coordinate's mean in one iteration (empty: unbounded). A scale
   // parameter on the log scale (a group sd, a hierarchical tau) gets 1, a factor e: at the start
   // its group effects sit at 0, where the prior alone pulls log sd towards -inf, and one unbounded
@@ -53,14 +54,16 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
                       const RunOptions& run_options = {});
 
 // Whether `state` can be the optimizer state run_exact saves in a checkpoint for P parameters of
-// this family ("meanfield", "structured" or "fullrank"): [passes, max_step, |direction|,
+// this family ("meanfield", "structured", "fullrank" or "sparse", whose pattern has `pattern_size`
+// values): [passes, max_step, |direction|,
 // direction, |scale_ref|, scale_ref, Anderson's history], each size one the run keeps, so that
 // resuming never reads out of bounds. Empty (before the first step) fits. The numbers are assumed
 // finite.
-bool exact_state_fits(const std::vector<double>& state, Index P, const std::string& family);
+bool exact_state_fits(const std::vector<double>& state, Index P, const std::string& family,
+                      Index pattern_size = 0);
 
 // The Gaussian of a family's parameters and back (meanfield: [mean, log sd]; fullrank: [mean,
-// L's lower triangle with log diagonal]).
+// L's lower triangle with log diagonal]; sparse: [mean, the precision on its pattern]).
 GaussianQ to_gaussian(const Family& q);
 void from_gaussian(const GaussianQ& g, Family& q);
 

@@ -10,7 +10,11 @@
 // on the diagonal): the natural-gradient fixed point the optimizer iterates.
 #include <Eigen/Core>
 #include <algorithm>
+#include <memory>
+#include <stdexcept>
 #include <vector>
+
+#include "inference/sparse/sparse_factor.hpp"
 
 namespace bvi::vi {
 
@@ -21,6 +25,8 @@ using Index = Eigen::Index;
 // a parent p is zeta_j = mean_j + b_j (zeta_p - mean_p) + sd_j eps_j, sd_j its sd given the
 // parent (families/structured.hpp). A parent has no parent; two coordinates with the same
 // parent never enter one row or one prior term together, so only Sigma_jj and Sigma_jp matter.
+// Or sparse (`factor` set): the precision Lambda on a BlockPattern (`prec`), with Sigma's entries
+// on the same pattern (`sigma`, by selected inversion); the density never reads Sigma off it.
 struct GaussianQ {
   Eigen::VectorXd mean;
   Eigen::VectorXd sd;    // meanfield (structured: given the parent)
@@ -28,19 +34,33 @@ struct GaussianQ {
   bool dense = false;
   Eigen::VectorXd b;                        // structured: empty for meanfield
   const std::vector<Index>* parent = nullptr;  // structured: each coordinate's parent or -1
+  std::shared_ptr<SparseFactor> factor;        // sparse: the pattern, and a workspace shared by copies
+  Eigen::VectorXd prec, sigma;                 // sparse: Lambda and Sigma on the pattern
+  double log_det_prec = 0.0;                   // sparse: log det Lambda
 
   Index dim() const { return mean.size(); }
   bool structured() const { return b.size() != 0; }
+  bool sparse() const { return factor != nullptr; }
+  const BlockPattern& pattern() const { return factor->pattern(); }
+  // Sparse: sets Lambda (then Sigma on the pattern and log det); false when it is not positive
+  // definite (q unchanged).
+  bool set_precision(Eigen::VectorXd lambda);
   Index parent_of(Index j) const { return structured() ? (*parent)[static_cast<std::size_t>(j)] : -1; }
   // Sigma_jj.
   double var(Index j) const {
     if (dense) return chol.row(j).head(j + 1).squaredNorm();
+    if (sparse()) return sigma[pattern().diagonal()[static_cast<std::size_t>(j)]];
     const Index p = parent_of(j);
     return p < 0 ? sd[j] * sd[j] : sd[j] * sd[j] + b[j] * b[j] * sd[p] * sd[p];
   }
   // Sigma_ik.
   double cov(Index i, Index k) const {
     if (i == k) return var(i);
+    if (sparse()) {
+      const Index s = pattern().slot(i, k);
+      if (s < 0) throw std::logic_error("GaussianQ: a covariance off the sparse pattern");
+      return sigma[s];
+    }
     if (dense) {
       const Index n = std::min(i, k) + 1;
       return chol.row(i).head(n).dot(chol.row(k).head(n));
@@ -62,8 +82,11 @@ struct ExpectationGradient {
   Eigen::VectorXd d_var;   // meanfield: G_jj (P)
   Eigen::VectorXd d_parent;  // structured: G_jp for j's parent p (the ordered pair; 0 without one)
   Eigen::MatrixXd d_cov;   // fullrank: G (P x P, symmetric)
+  Eigen::VectorXd d_sparse;  // sparse: G on the pattern (BlockPattern::add's convention)
 
   void reset(Index P, bool dense, bool structured = false);
+  // Sparse: meanfield's d_var (which the prior fills for the diagonal) and G on the pattern.
+  void reset_sparse(const BlockPattern& pattern);
 };
 
 class ExpectedLogDensity {
@@ -79,6 +102,12 @@ class ExpectedLogDensity {
   // The coordinates the structured family may tie to a parent: parent[j] (-1: none). Empty:
   // none (the structured family is then meanfield).
   virtual std::vector<Index> parents() const { return {}; }
+  // For each coordinate, the log-scale coordinate whose exp(mean) is a good starting sd for it (a
+  // group effect's group sd, correlated factors included), or -1. Empty: none.
+  virtual std::vector<Index> scale_columns() const { return parents(); }
+  // The pattern of the sparse family's precision (the same on every rank), or null where the
+  // density has none.
+  virtual std::shared_ptr<const BlockPattern> sparse_pattern() { return nullptr; }
   // Passes over the data so far.
   virtual long passes() const = 0;
   // The standard error of the value's Monte Carlo part (prior terms with parameters as

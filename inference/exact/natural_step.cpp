@@ -3,6 +3,7 @@
 #include <Eigen/Cholesky>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace bvi::vi::exact {
 
@@ -64,12 +65,50 @@ void bound_step(Eigen::VectorXd& step, const Eigen::VectorXd& bounds) {
   if (factor > 1.0) step /= factor;
 }
 
+// The sparse family's proposal: fullrank's, with every matrix on the pattern. Lambda' = -2 G is
+// zero off the pattern (G is), the Newton step solves Lambda' step = dE/dmean by the sparse factor,
+// and the residuals are taken in q's units through its marginal sds (the diagonal of Sigma):
+// |sd_j dE/dm_j| and |Lambda'_ik - Lambda_ik| sd_i sd_k.
+Proposal propose_sparse(const GaussianQ& q, const ExpectationGradient& g, const ExactOptions& o) {
+  Proposal p;
+  const BlockPattern& pat = q.pattern();
+  const Index P = q.dim();
+  const Eigen::VectorXd raw = -2.0 * g.d_sparse;
+  Eigen::VectorXd sd(P);
+  for (Index j = 0; j < P; ++j) sd[j] = std::sqrt(q.var(j));
+  p.residual = (sd.array() * g.d_mean.array()).abs().maxCoeff();
+  pat.for_each_slot([&](Index i, Index k, Index s) {
+    p.residual = std::max(p.residual, std::abs(raw[s] - q.prec[s]) * sd[i] * sd[k]);
+  });
+  // Not positive definite where E is not concave: move only part of the way towards it.
+  SparseFactor& f = *q.factor;
+  double t = 1.0;
+  bool ok = false;
+  for (int i = 0; i < 30 && !ok; ++i, t *= 0.5) {
+    p.prec_new = q.prec + t * (raw - q.prec);
+    ok = f.factorize(p.prec_new);
+  }
+  if (!ok) {
+    p.prec_new = q.prec;
+    if (!f.factorize(p.prec_new)) throw std::logic_error("sparse family: the current precision is not positive definite");
+  }
+  p.step = f.solve(g.d_mean);
+  bound_step(p.step, o.max_mean_step);
+  // The move in q's units, for telling oscillation from steady progress.
+  p.direction.resize(P + pat.size());
+  p.direction.head(P) = (p.step.array() / sd.array()).matrix();
+  pat.for_each_slot(
+      [&](Index i, Index k, Index s) { p.direction[P + s] = (p.prec_new[s] - q.prec[s]) * sd[i] * sd[k]; });
+  return p;
+}
+
 }  // namespace
 
 Proposal propose(ExpectedLogDensity& density, const GaussianQ& q, const ExpectationGradient& g,
                  const ExactOptions& o, double forcing) {
   Proposal p;
   const Index P = q.dim();
+  if (q.sparse()) return propose_sparse(q, g, o);
   if (!q.dense) {
     p.lambda = q.sd.array().square().inverse().matrix();
     Eigen::VectorXd raw = -2.0 * g.d_var;  // H_jj, H = -E[hessian]
@@ -138,6 +177,13 @@ GaussianQ along(const GaussianQ& q, const Proposal& p, double t) {
   GaussianQ out;
   out.dense = q.dense;
   out.mean = q.mean + t * p.step;
+  if (q.sparse()) {
+    out.factor = q.factor;
+    // A convex combination of positive definite matrices is one.
+    if (!out.set_precision((1.0 - t) * q.prec + t * p.prec_new))
+      throw std::logic_error("sparse family: an interpolated precision is not positive definite");
+    return out;
+  }
   if (!q.dense) {
     out.sd = ((1.0 - t) * p.lambda + t * p.lambda_new).array().rsqrt().matrix();
     if (q.structured()) {
@@ -166,6 +212,45 @@ bool anderson_trial(ExpectedLogDensity& density, const GaussianQ& q, const Propo
                     GaussianQ& trial, ExpectationGradient& g_trial, double& trial_elbo) {
   const Index P = q.dim();
   bool accepted = false;
+  if (q.sparse()) {
+    // The sparse family: the mean in units of the marginal sds at the history's start (scale_ref)
+    // and the precision's values on the pattern scaled by them (Lambda_ik s_i s_k, about 1 on the
+    // diagonal); a combination that is no precision matrix is not tried.
+    const BlockPattern& pat = q.pattern();
+    if (anderson.empty() && (scale_ref.size() != P || t % 25 == 0)) {
+      anderson.reset();
+      scale_ref.resize(P);
+      for (Index j = 0; j < P; ++j) scale_ref[j] = std::sqrt(q.var(j));
+    }
+    const Index V = pat.size();
+    Eigen::VectorXd x(P + V), gx(P + V);
+    x.head(P) = (q.mean.array() / scale_ref.array()).matrix();
+    gx.head(P) = ((q.mean + p.step).array() / scale_ref.array()).matrix();
+    pat.for_each_slot([&](Index i, Index k, Index s) {
+      const double unit = scale_ref[i] * scale_ref[k];
+      x[P + s] = q.prec[s] * unit;
+      gx[P + s] = p.prec_new[s] * unit;
+    });
+    const Eigen::VectorXd xn = anderson.next(x, gx - x);
+    const bool mixed = !anderson.empty();
+    bool within = mixed && xn.allFinite();
+    if (within) {
+      trial = GaussianQ{};
+      trial.factor = q.factor;
+      trial.mean = (xn.head(P).array() * scale_ref.array()).matrix();
+      if (o.max_mean_step.size() == P)
+        for (Index j = 0; j < P && within; ++j) within = std::abs(trial.mean[j] - q.mean[j]) <= o.max_mean_step[j];
+      Eigen::VectorXd prec(V);
+      pat.for_each_slot([&](Index i, Index k, Index s) { prec[s] = xn[P + s] / (scale_ref[i] * scale_ref[k]); });
+      within = within && trial.set_precision(std::move(prec));
+    }
+    if (within) {
+      trial_elbo = density.evaluate(trial, &g_trial) + trial.entropy();
+      accepted = std::isfinite(trial_elbo) && trial_elbo >= elbo - slack;
+    }
+    if (mixed && !accepted) anderson.reset();
+    return accepted;
+  }
   if (!q.dense) {
     if (anderson.empty() && (scale_ref.size() != P || t % 25 == 0)) {
       anderson.reset();

@@ -17,6 +17,7 @@ struct Proposal {
   Eigen::VectorXd lambda, lambda_new;  // meanfield: precisions now and proposed (structured: given the parent)
   Eigen::VectorXd b_new;               // structured: the proposed ties to the parents
   Eigen::MatrixXd Lambda, Lambda_new;  // fullrank
+  Eigen::VectorXd prec_new;            // sparse: the proposed precision on the pattern
   double residual = 0.0;
   int cg_iterations = 0;
   // Fullrank: the proposed move in q's own units (L' step and L' (Lambda' - Lambda) L), for

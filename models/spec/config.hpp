@@ -108,7 +108,7 @@ struct OptimizerConfig {
 struct InferenceConfig {
   std::string method = "exact";        // "exact" | "monte_carlo" (resolved from "auto" when parsed)
   std::string method_reason;           // why: "given in the config", "auto: ..."
-  std::string algorithm = "meanfield";  // "meanfield" | "fullrank" | "structured" (resolved from "auto" by resolve_automatic)
+  std::string algorithm = "meanfield";  // "meanfield" | "fullrank" | "structured" | "sparse" (resolved from "auto" by resolve_automatic)
   std::string algorithm_reason;
   bool algorithm_auto = false;
   double tol_grad = 1e-8;
@@ -137,13 +137,16 @@ struct Config {
 // what is used).
 // `group_scales`: the model has group effects with independent priors under their sds (what
 // the structured family ties).
-void resolve_automatic(Config& config, long long parameters, long long rows, bool group_scales = false);
+// sparse_fits: the model has group effects and the sparse family can fit it.
+void resolve_automatic(Config& config, long long parameters, long long rows, bool group_scales = false,
+                       bool sparse_fits = false);
 
-// The automatic family: fullrank while its cost is moderate (exact method, P <= 500 and
-// rows P^2 <= 2e10); beyond, structured when the model has group effects under their sds (exact
-// method), else meanfield (and meanfield for the Monte Carlo method). Sets *reason.
+// The automatic family: sparse for a model with group effects that it fits (exact method);
+// else fullrank while its cost is moderate (exact method, P <= 500 and rows P^2 <= 2e10); beyond,
+// structured when the model has group effects under their sds (exact method), else meanfield (and
+// meanfield for the Monte Carlo method). Sets *reason.
 std::string automatic_algorithm(const std::string& method, long long parameters, long long rows,
-                                std::string* reason, bool group_scales = false);
+                                std::string* reason, bool group_scales = false, bool sparse_fits = false);
 
 // Reads, validates and resolves a config file. Throws Error: no_input (66) when the file cannot
 // be read, config (78) for invalid JSON, unknown keys, wrong types or out-of-range values.

@@ -277,11 +277,16 @@ const Section& inference_section() {
            "auto",
            false,
            {},
-           {"auto", "meanfield", "fullrank", "structured"},
+           {"auto", "meanfield", "fullrank", "structured", "sparse"},
            "Variational family on the unconstrained space: independent normals (meanfield), a multivariate "
-           "normal with a full covariance (fullrank, its Cholesky factor), or structured (exact method): "
+           "normal with a full covariance (fullrank, its Cholesky factor), structured (exact method): "
            "meanfield with every group effect tied linearly to its group's log sd, which keeps the "
-           "group sds from shrinking towards 0 when groups have few rows, at meanfield's cost. auto: "
+           "group sds from shrinking towards 0 when groups have few rows, at meanfield's cost, or sparse "
+           "(exact method): a multivariate normal whose precision is zero where the posterior's is "
+           "(between the effects of different groups that share no row), which reaches fullrank's optimum "
+           "at a cost linear in the number of groups. auto: sparse for models with group effects it can "
+           "fit (exact method; independent effects under their sds or a correlated pair (1 + x | g), crossed "
+           "and nested factors), else "
            "fullrank when it is affordable (exact method, P <= 500 parameters and N P^2 <= 2e10 for N rows), "
            "else structured for models with group effects under their sds (exact method), else meanfield; "
            "the summary says which ran and why."},

@@ -564,9 +564,10 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   }
   inf["method"] = method;
   cfg.inference.method = method;
-  if (method == "monte_carlo" && inf.at("algorithm") == "structured")
-    throw config_error("/inference/algorithm",
-                       "structured is a family of the exact method; use meanfield or fullrank with monte_carlo");
+  if (method == "monte_carlo" && (inf.at("algorithm") == "structured" || inf.at("algorithm") == "sparse"))
+    throw config_error("/inference/algorithm", inf.at("algorithm").get<std::string>() +
+                                                   " is a family of the exact method; use meanfield or fullrank "
+                                                   "with monte_carlo");
   if (method == "monte_carlo") {
     const Json& opt_in = inf.at("optimizer");
     if (!opt_in.is_object()) throw config_error("/inference/optimizer", "expected an object");
@@ -603,7 +604,7 @@ Config parse_config_text(const std::string& text, const std::string& path, const
 }
 
 std::string automatic_algorithm(const std::string& method, long long parameters, long long rows,
-                                std::string* reason, bool group_scales) {
+                                std::string* reason, bool group_scales, bool sparse_fits) {
   constexpr long long kMaxParameters = 500;
   constexpr double kMaxWork = 2e10;  // rows x P^2: about ten passes of fullrank's GEMMs in a few seconds
   const double work = static_cast<double>(rows) * static_cast<double>(parameters) * static_cast<double>(parameters);
@@ -612,6 +613,11 @@ std::string automatic_algorithm(const std::string& method, long long parameters,
   if (method != "exact") {
     family = "meanfield";
     why << "auto: meanfield (the Monte Carlo method's default family)";
+  } else if (sparse_fits) {
+    family = "sparse";
+    why << "auto: sparse, the model has group effects (P = " << parameters
+        << "): a precision zero between groups that share no row holds fullrank's optimum at a cost linear in "
+           "the number of groups";
   } else if (parameters <= kMaxParameters && work <= kMaxWork) {
     family = "fullrank";
     why << "auto: fullrank, affordable here (P = " << parameters << " <= " << kMaxParameters << ", N P^2 = " << work
@@ -626,11 +632,12 @@ std::string automatic_algorithm(const std::string& method, long long parameters,
   return family;
 }
 
-void resolve_automatic(Config& config, long long parameters, long long rows, bool group_scales) {
+void resolve_automatic(Config& config, long long parameters, long long rows, bool group_scales, bool sparse_fits) {
   InferenceConfig& inf = config.inference;
   Json& r = config.resolved["inference"];
   if (inf.algorithm_auto || inf.algorithm == "auto") {
-    inf.algorithm = automatic_algorithm(inf.method, parameters, rows, &inf.algorithm_reason, group_scales);
+    inf.algorithm =
+        automatic_algorithm(inf.method, parameters, rows, &inf.algorithm_reason, group_scales, sparse_fits);
     inf.algorithm_auto = true;
   } else if (inf.algorithm_reason.empty()) {
     inf.algorithm_reason = "given in the config";

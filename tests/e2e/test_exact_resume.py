@@ -3,7 +3,8 @@ draws.csv bytes and the same summary numbers (timing aside). Its state is q plus
 own (the step length, the last direction, Anderson acceleration's history), all in the
 checkpoint. Two runs that use all of it: meanfield on wide data (Anderson active for dozens of
 iterations), fullrank on the hierarchical breast-cancer model (its step halves where the
-fixed point oscillates) and the structured family on a multilevel model (its ties to the sds)."""
+fixed point oscillates), the structured family on a multilevel model (its ties to the sds) and the
+sparse family (its precision on the model's pattern)."""
 import json
 import os
 import unittest
@@ -65,6 +66,14 @@ class ExactResume(BinaryTestCase):
             cfg = json.load(f)
         cfg["data"]["csv"] = os.path.join(SOURCE_DIR, "configs", "multilevel", cfg["data"]["csv"])
         cfg["inference"] = {"algorithm": "structured", "output_draws": 200}
+        self.resume_matches(self.write_config(cfg))
+
+    def test_sparse_on_a_multilevel_model(self):
+        # The precision on its pattern, the step length and the last direction.
+        with open(os.path.join(SOURCE_DIR, "configs", "multilevel", "crossed_logistic.json")) as f:
+            cfg = json.load(f)
+        cfg["data"]["csv"] = os.path.join(SOURCE_DIR, "configs", "multilevel", cfg["data"]["csv"])
+        cfg["inference"] = {"algorithm": "sparse", "output_draws": 200}
         self.resume_matches(self.write_config(cfg))
 
 

@@ -309,7 +309,9 @@ class EstimateAgainstPeak(ErrorTestCase):
         rc, err, peak, maxrss = peak_of(["fit", path, "--threads", threads, "--log-level", "debug",
                                          "--output", self.path("out")])
         self.assertEqual(rc, 0, err[-2000:])
-        self.assertGreaterEqual(maxrss, 0.99 * peak, "the kernel's count agrees")
+        # The two kernel counts agree to 1 % and to half a megabyte (the log prints the peak in
+        # tenths of a megabyte, and a 17 MB process's two counts were seen 1.05 % apart).
+        self.assertGreaterEqual(maxrss, 0.99 * peak - 0.5e6, "the kernel's count agrees")
         estimate = estimate_in(err)
         print("%s: estimate %.1f MB, peak %.1f MB (%+.1f %%)" %
               (label, estimate / 1e6, peak / 1e6, 100 * (estimate / peak - 1)))
@@ -334,8 +336,9 @@ class EstimateAgainstPeak(ErrorTestCase):
     def test_multilevel(self):
         # 10^5 rows, 20 numeric predictors, a categorical one (its indicators make the design a
         # matrix of its own) and a grouping factor: with 1000 groups and a correlated varying slope
-        # P = 2028 (meanfield; the output draws dominate), with 100 groups P = 126 (fullrank; also
-        # meanfield and the structured family, each group effect tied to its sd).
+        # P = 2028 (meanfield; the output draws dominate), uncorrelated P = 2027 (the sparse
+        # family), with 100 groups P = 126 (sparse; also fullrank, meanfield and the structured
+        # family, each group effect tied to its sd).
         xs = " + ".join("x%d" % (j + 1) for j in range(20))
         many = multilevel_csv(self.path("many.csv"), 100000, 20, 1000)
         few = multilevel_csv(self.path("few.csv"), 100000, 20, 100)
@@ -344,7 +347,9 @@ class EstimateAgainstPeak(ErrorTestCase):
         few_fullrank = ("float64", "float32") if SLOW else ("float32",)
         cases = [(many, 1000, "y ~ %s + region + (1 + x1 | g)" % xs, {}, both),
                  (many, 1000, "y ~ %s + region + (1 + x1 | g)" % xs, {"method": "monte_carlo"}, one),
-                 (few, 100, "y ~ %s + region + (1 | g)" % xs, {}, few_fullrank),
+                 (many, 1000, "y ~ %s + region + (1 + x1 || g)" % xs, {}, one),
+                 (few, 100, "y ~ %s + region + (1 | g)" % xs, {}, one),
+                 (few, 100, "y ~ %s + region + (1 | g)" % xs, {"algorithm": "fullrank"}, few_fullrank),
                  (few, 100, "y ~ %s + region + (1 | g)" % xs, {"algorithm": "structured"}, one)]
         if SLOW:
             cases += [(few, 100, "y ~ %s + region + (1 | g)" % xs, {"algorithm": "meanfield"}, one),

@@ -81,6 +81,20 @@ class MultilevelParallel(BinaryTestCase):
         self.assertTrue(base[0]["converged"], base[0]["convergence"])
         self.check_layouts(config, base, ranks=(2, 3))
 
+    def test_exact_sparse_gives_the_same_bits(self):
+        # The sparse family on crossed factors: the level pairs that share rows are gathered from
+        # every rank (Zeta's rows are all in the last rank's share), the values reduced in order.
+        with open(self.config) as f:
+            cfg = json.load(f)
+        cfg["model"]["formula"] = "y ~ x * sex + (1 + x || county) + (1 | school)"
+        cfg["inference"] = {"algorithm": "sparse", "output_draws": 100, "seed": 3}
+        config = self.write_config(cfg, "sparse.json")
+        base = self.outputs(run(["fit", config, "--quiet", "--threads", "1", "--output", self.path("p1")]),
+                            self.path("p1"))
+        self.assertEqual(base[0]["algorithm"], "sparse")
+        self.assertTrue(base[0]["converged"], base[0]["convergence"])
+        self.check_layouts(config, base, ranks=(2, 3))
+
     def test_threads_and_ranks_give_the_same_bits(self):
         base = self.outputs(run(["fit", self.config, "--quiet", "--threads", "1", "--output", self.path("t1")]),
                             self.path("t1"))

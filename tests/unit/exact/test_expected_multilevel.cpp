@@ -14,60 +14,19 @@
 #include <random>
 #include <string>
 
-#include "exact_fixtures.hpp"
 #include "common/logger.hpp"
+#include "exact_fixtures.hpp"
 #include "inference/exact/exact_vi.hpp"
 #include "inference/families/structured.hpp"
 #include "inference/rng/normal_stream.hpp"
+#include "multilevel_setup.hpp"
 #include "support/multilevel_fixture.hpp"
 
 using namespace bvi;
+using test::kLikelihoods;
+using test::Setup;
 
 namespace {
-
-const char* const kLikelihoods[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log",
-                                    "normal"};
-
-// Model variants: correlated (factor a as the fixture has it) or with every factor independent,
-// and alpha's prior on the intercept at the column means or on alpha itself.
-models::Model variant(const test::MultilevelData<double>& d, const std::string& lik, bool correlated, bool centred) {
-  spec::ModelConfig c = test::logistic_config(true, {0.0}, {2.0});
-  c.likelihood = lik;
-  c.alpha_prior_centered = centred;
-  if (lik == "normal") c.priors["sigma"] = test::simple_prior("sigma", "half_normal", {{"scale", 2.0}});
-  c.priors["sd_a"] = test::simple_prior("sd_a", "half_normal", {{"scale", 1.5}});
-  c.priors["sd_b"] = test::simple_prior("sd_b", "half_normal", {{"scale", 1.0}});
-  if (correlated) c.priors["cor_a"] = test::simple_prior("cor_a", "lkj", {{"eta", 2.0}});
-  models::ModelShape shape = models::ModelShape::plain(test::feature_names(static_cast<int>(d.x.cols())));
-  shape.groups.push_back({"a", "a", d.groups[0].levels, {"(Intercept)", "s1", "s2"}, correlated});
-  shape.groups.push_back({"b", "b", d.groups[1].levels, {"(Intercept)"}, true});
-  shape.column_means = d.x.colwise().mean().transpose();
-  return models::Model::build(c, shape, {true});
-}
-
-struct Setup {
-  test::MultilevelData<double> data;
-  models::Model model;
-  reduce::SerialCommunicator comm;
-  std::unique_ptr<reduce::ChunkReducer> reducer;
-  std::unique_ptr<models::ExpectedLogJoint<double>> expected;
-  models::DataView<double> view;
-  Setup(const std::string& lik, bool correlated, bool centred, Eigen::Index n = 240, int threads = 1)
-      : data(test::multilevel_data<double>(n, 3, 5, 3, 13)), model(variant(data, lik, correlated, centred)) {
-    for (auto& g : data.groups)
-      for (Eigen::Index i = 0; i < g.slopes.size(); ++i) g.slopes.data()[i] *= 0.5;
-    if (lik == "poisson_log" || lik == "normal") {
-      std::mt19937_64 rng(3);
-      std::poisson_distribution<int> pois(1.5);
-      for (Eigen::Index i = 0; i < data.y.size(); ++i) data.y[i] = lik == "normal" ? data.y[i] + 0.3 : pois(rng);
-    }
-    reducer = std::make_unique<reduce::ChunkReducer>(reduce::ShardPlan::make(n, 64), comm, threads);
-    view = data.view();
-    if (lik == "binomial_logit") view.trials = data.trials.data();
-    if (lik == "poisson_log") view.offset = data.offset.data();
-    expected = std::make_unique<models::ExpectedLogJoint<double>>(model, view, *reducer, 5);
-  }
-};
 
 void check_derivative(double fd, double analytic, double scale) {
   CHECK(std::abs(fd - analytic) <= 2e-6 * (std::abs(analytic) + scale));
