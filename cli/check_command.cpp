@@ -1,6 +1,8 @@
 #include "cli/check_command.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "cli/common_options.hpp"
@@ -13,7 +15,7 @@
 #include "common/memory_limits.hpp"
 #include "inference/exact/exact_cost.hpp"
 #include "inference/reduce/collective_error.hpp"
-#include "inference/sparse/sparse_factor.hpp"
+#include "cli/sparse_fill.hpp"
 #include "models/design/design.hpp"
 #include "models/expected_prior.hpp"
 #include "models/priors/prior_family.hpp"
@@ -100,12 +102,32 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
   const double program_bytes = process_memory().resident;
   return models::with_dtype(config, [&](auto tag) {
     using T = decltype(tag);
-    const models::Problem<T> p = models::load_problem<T>(config, comm);
+    models::Problem<T> p = models::load_problem<T>(config, comm);
     if (o.explain) {
       reduce::collectively(comm, [&] {
         if (comm.is_root()) print(p.config.resolved.dump(2) + "\n");
       });
       return 0;
+    }
+    // What a fit of this config would need, with the default threads and draws.csv written. On
+    // stderr: it depends on the machine and the launch (threads, ranks), where the report on
+    // stdout depends on the config and the data alone.
+    vi::RunSizes sizes = fit_run_sizes(models::shape_of(p), resolve_threads(0), comm, false, true);
+    sizes.program_bytes = program_bytes;
+    const MemoryVerdict memory = judge_memory(sizes, comm);
+    // The sparse family's pattern as the fit makes it (the level pairs of crossed factors from the
+    // rows), and its factor's size against the budget: auto falls back as fit would.
+    std::shared_ptr<const vi::BlockPattern> pattern;
+    std::optional<SparseFill> fill;
+    std::string sparse_refusal;
+    if (p.config.inference.method == "exact" && p.config.inference.algorithm == "sparse") {
+      pattern = models::make_block_pattern(p.model, p.view(), comm);
+      fill = judge_sparse_fill(*pattern, memory, memory_check_skipped(false), comm);
+      try {
+        if (fall_back_from_sparse(p.config, *fill)) pattern.reset();
+      } catch (const Error& e) {
+        sparse_refusal = e.detail();
+      }
     }
     const auto& d = p.data;
     const Eigen::Index n = d.total_rows;
@@ -169,12 +191,8 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
       os << "\n";
       const Eigen::Index linear =
           static_cast<Eigen::Index>(d.feature_names.size()) + (config.model.intercept ? 1 : 0);
-      if (inf.algorithm == "sparse") {
-        // The precision's pattern as the fit makes it (the level pairs of crossed factors from the
-        // rows), and its factor's non-zeros under the fill-reducing ordering.
-        const auto pattern = models::make_block_pattern(p.model, p.view(), comm);
-        vi::SparseFactor factor(pattern);
-        factor.factorize(pattern->diagonal_matrix(Eigen::VectorXd::Ones(pattern->dim())));
+      if (pattern) {
+        // Its factor's non-zeros under the fill-reducing ordering, counted (fill_count.hpp).
         double effects = 0;
         for (const auto& g : d.groups) effects += double(g.effects());
         os << "precision   sparse: " << pattern->size() << " values on the pattern (" << pattern->n_global()
@@ -182,10 +200,13 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
         for (const auto& pr : pattern->pairs())
           os << ", " << pr.levels.size() << " level pairs of " << d.groups[static_cast<std::size_t>(pr.f1)].label
              << " and " << d.groups[static_cast<std::size_t>(pr.f2)].label;
-        os << "), " << factor.factor_nonzeros() << " in its Cholesky factor\n";
+        if (fill->fits())
+          os << "), " << fill->nonzeros << " in its Cholesky factor\n";
+        else
+          os << "); " << sparse_refusal << " (fit would stop with exit 71)\n";
         os << "cost        sparse: "
            << vi::sparse_exact_cost(double(n), double(linear), double(p.model.dim()), effects,
-                                    double(pattern->size()), double(factor.factor_nonzeros()))
+                                    double(pattern->size()), double(std::min(fill->nonzeros, fill->cap)))
                   .describe()
            << "\n";
       } else {
@@ -199,12 +220,6 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
          << inf.optimizer.name << ", " << inf.draws_per_step << " draws per step, up to "
          << inf.max_iterations << " iterations, tol_rel_obj " << tol_rel_obj << ", seed " << inf.seed << "\n";
     }
-    // What a fit of this config would need, with the default threads and draws.csv written. On
-    // stderr: it depends on the machine and the launch (threads, ranks), where the report on
-    // stdout depends on the config and the data alone.
-    vi::RunSizes sizes = fit_run_sizes(models::shape_of(p), resolve_threads(0), comm, false, true);
-    sizes.program_bytes = program_bytes;
-    const MemoryVerdict memory = judge_memory(sizes, comm);
     reduce::collectively(comm, [&] {
       if (comm.is_root()) print(os.str());
     });

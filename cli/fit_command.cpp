@@ -19,6 +19,7 @@
 #include "cli/preflight.hpp"
 #include "cli/run_control.hpp"
 #include "cli/signals.hpp"
+#include "cli/sparse_fill.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "inference/advi.hpp"
@@ -88,8 +89,15 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
 
   // The sparse family's precision pattern (the same on every rank: a collective).
   std::shared_ptr<const vi::BlockPattern> pattern;
-  if (config.inference.method == "exact" && config.inference.algorithm == "sparse")
+  if (config.inference.method == "exact" && config.inference.algorithm == "sparse") {
     pattern = models::make_block_pattern(problem.model, problem.view(), comm);
+    // Its factor's fill-in against the budget (sparse_fill.hpp): auto falls back to structured.
+    const SparseFill fill = judge_sparse_fill(*pattern, pre.memory, memory_check_skipped(o.skip_memory_check), comm);
+    if (reduce::collectively(comm, [&] { return fall_back_from_sparse(problem.config, fill); })) {
+      pattern.reset();
+      if (root) cli_logger().warn("the sparse family does not fit: " + fill.why_not + "; fitting structured instead");
+    }
+  }
   // A checkpoint belongs to one config, seed and dataset: preflight_fit took the run's fingerprint
   // and matched --resume against it before the data was read. The state's sizes depend on the
   // model as loaded (its levels and groups, the automatic family), so they are checked now,

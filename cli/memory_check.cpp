@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
+#include "common/error.hpp"
 #include "common/memory_limits.hpp"
 
 namespace bvi::cli {
@@ -68,7 +71,27 @@ bool memory_check_skipped(bool flag) {
   return flag || (env && *env && std::string(env) != "0");
 }
 
+std::optional<double> memory_limit_from_env() {
+  const char* env = std::getenv("BAYES_VI_MEMORY_LIMIT");
+  if (!env || !*env) return std::nullopt;
+  const std::string text = env;
+  char* end = nullptr;
+  const double number = std::strtod(text.c_str(), &end);
+  std::string unit(end);
+  unit.erase(0, unit.find_first_not_of(' '));
+  static const std::pair<const char*, double> kUnits[] = {
+      {"", 1.0},   {"B", 1.0},          {"kB", 1e3},         {"KB", 1e3},         {"MB", 1e6},
+      {"GB", 1e9}, {"TB", 1e12},        {"KiB", 1024.0},     {"MiB", kMiB},       {"GiB", kMiB * 1024},
+      {"TiB", kMiB * kMiB}};
+  if (end != text.c_str() && std::isfinite(number) && number > 0)
+    for (const auto& [name, scale] : kUnits)
+      if (unit == name) return number * scale;
+  throw usage_error("BAYES_VI_MEMORY_LIMIT must be a positive size such as 8000000000, 8GB or 7.5GiB, got '" +
+                    text + "'");
+}
+
 MemoryVerdict judge_memory(const vi::RunSizes& sizes, reduce::Communicator& comm) {
+  const std::optional<double> asked = memory_limit_from_env();
   MemoryVerdict v;
   v.estimate = vi::estimate_memory(sizes);
   const ProcessMemory now = process_memory();
@@ -107,6 +130,7 @@ MemoryVerdict judge_memory(const vi::RunSizes& sizes, reduce::Communicator& comm
   if (cgroup)
     consider(cgroup->bytes - cgroup_others,
              cgroup->source + " of " + format_bytes(cgroup->bytes) + others(n_cgroup, " in the same cgroup"));
+  if (asked) consider(*asked, "BAYES_VI_MEMORY_LIMIT of " + format_bytes(*asked));
   if (const auto available = available_memory())
     consider(
         available->bytes + now.resident - host_others,

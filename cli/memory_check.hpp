@@ -6,7 +6,9 @@
 //   - the cgroup's memory limit, less the estimates of the other ranks in the same cgroup on the
 //     same machine (they share it);
 //   - MemAvailable, plus what this rank holds already, less what the other ranks on the machine
-//     will still add (they share it too).
+//     will still add (they share it too);
+//   - BAYES_VI_MEMORY_LIMIT when set (bytes, or with kB/MB/GB/KiB/MiB/GiB): a budget for each rank
+//     the user chooses, on a shared machine without a cgroup (a usage error when malformed).
 // Judged before anything is loaded; over budget is exit 71 (EX_OSERR: the system cannot provide
 // what the run needs) with one line that names the estimate, the limit and the remedies.
 #include <limits>

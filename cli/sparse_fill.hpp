@@ -1,0 +1,42 @@
+#pragma once
+// The sparse family's Cholesky factor against what the fit may hold. The up-front memory check
+// (memory_check.hpp) counts the precision's pattern, known from the data's shape; the fill-in that
+// crossed factors add to the factor is known only once the level pairs that share rows are read.
+// So, with the pattern built, the factor's non-zeros are counted (inference/sparse/fill_count.hpp)
+// up to what the budget leaves for them, and at most what 32-bit indices address:
+//   - within: the sparse family runs;
+//   - over, the family chosen by auto: the fit falls back to structured (each group effect tied to
+//     its group's sd, no factor), and algorithm_choice says why;
+//   - over, sparse asked for in the config: exit 71, naming the factor's size and the remedies.
+// The count and the budget are taken on every rank and reduced, so every rank decides the same.
+#include <memory>
+#include <string>
+
+#include "cli/memory_check.hpp"
+#include "inference/reduce/communicator.hpp"
+#include "inference/sparse/block_pattern.hpp"
+
+namespace bvi::spec {
+struct Config;
+}
+
+namespace bvi::cli {
+
+struct SparseFill {
+  Eigen::Index cap = 0;        // the most factor non-zeros this fit may hold (the smallest over ranks)
+  Eigen::Index nonzeros = 0;   // counted; cap + 1 when over
+  bool fits() const { return nonzeros <= cap; }
+  std::string why_not;         // when over: "its Cholesky factor would hold more than ... non-zeros ..."
+};
+
+// Collective. `memory` is this rank's verdict (its budget less its estimate is what the fill-in
+// may take); with the memory check skipped only the index limit applies.
+SparseFill judge_sparse_fill(const vi::BlockPattern& pattern, const MemoryVerdict& memory, bool memory_check_skipped,
+                             reduce::Communicator& comm);
+
+// Applies a verdict that does not fit: auto's sparse becomes structured (config.inference's
+// algorithm, algorithm_choice and the resolved config say so); a sparse family asked for is
+// Error(71). Returns whether the family changed.
+bool fall_back_from_sparse(spec::Config& config, const SparseFill& fill);
+
+}  // namespace bvi::cli
