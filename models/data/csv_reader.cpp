@@ -4,6 +4,8 @@
 
 #include "common/error.hpp"
 #include "models/data/field_splitter.hpp"
+#include "models/data/text_bytes.hpp"
+#include "models/data/text_excerpt.hpp"
 
 namespace bvi::data {
 
@@ -16,7 +18,13 @@ CsvReader::CsvReader(std::string path, std::size_t buffer_bytes)
   if (header.blank()) throw data_error(file_line(path_, 1), "the header line is blank");
   FieldSplitter names(header.text, header.has_quotes);
   std::string_view name;
-  while (names.next(name)) columns_.emplace_back(name);
+  while (names.next(name)) {
+    // Caught here, not at the first column asked for: NULs in the header mark a UTF-16 file.
+    if (const std::size_t at = first_foreign_byte(name); at != std::string_view::npos)
+      throw data_error(file_line(path_, 1), "the header: " + foreign_byte_phrase(name, at) + " in the name " +
+                                                quoted_excerpt(name));
+    columns_.emplace_back(name);
+  }
   data_offset_ = stream.offset();
   data_line_ = stream.line();
 }
