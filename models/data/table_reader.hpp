@@ -36,8 +36,7 @@ struct TableSpec {
   // Per numeric / text column (empty: none): tally its cells (see above).
   std::vector<bool> tally_numeric, tally_text;
   // Said after "non-numeric value 'abc'" in a numeric column that is not tallied.
-  std::string numeric_hint =
-      "(a numeric column, by its first value; list it in /data/categorical if it holds categories)";
+  std::string numeric_hint = "(a numeric column; list it in /data/categorical if it holds categories)";
 };
 
 template <class T>

@@ -238,7 +238,7 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
           make_term(g.terms[k], {g.pointer + "/terms/" + std::to_string(k), g.formula_column}, "slope"));
     d.groups.push_back(std::move(G));
   }
-  // The kinds of the variables that are not categorical by the config: by their first values.
+  // The kinds of the variables that are not categorical by the config: from their values.
   std::vector<int> ask, which;
   for (std::size_t i = 0; i < d.variables.size(); ++i)
     if (!d.variables[i].categorical) {
@@ -247,8 +247,11 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
     }
   if (!ask.empty()) {
     const std::vector<bool> text = is_text(ask);
-    for (std::size_t k = 0; k < which.size(); ++k)
-      d.variables[static_cast<std::size_t>(which[k])].categorical = text[k];
+    for (std::size_t k = 0; k < which.size(); ++k) {
+      Variable& v = d.variables[static_cast<std::size_t>(which[k])];
+      v.categorical = text[k];
+      v.kind_from_data = true;
+    }
   }
   choose_coding(d.terms, d.intercept, d.variables);
   for (Group& G : d.groups) choose_coding(G.terms, G.intercept, d.variables);

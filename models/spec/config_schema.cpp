@@ -60,9 +60,13 @@ const Section& data_section() {
            false,
            {},
            {},
-           "Numeric columns to treat as categories (IDs such as `county_id`). A column whose first value "
-           "that is not missing is not a number is categorical anyway. Levels are sorted: by number when "
-           "every level is a number, else byte by byte (C locale); the first is the reference level."},
+           "Numeric columns to treat as categories (IDs such as `county_id`). Any other column's kind comes "
+           "from all of its present values in the file: numeric when every one is a number; a data error "
+           "(exit 65 at the first cell that is not, naming up to 3) when they are mostly numbers, more than "
+           "90 % of them, or all but at most 3 and more numbers than not (a spreadsheet's `#DIV/0!`, a "
+           "`1,234`, a `-` placeholder); else categorical (`fit` logs it at info level, `check` lists its "
+           "levels). Levels are sorted: by number when every level is a number, else byte by byte (C "
+           "locale); the first is the reference level."},
           {"missing",
            Kind::choice,
            "error",
