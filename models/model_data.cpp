@@ -17,6 +17,7 @@
 #include "models/data/text_excerpt.hpp"
 #include "models/design/column_kinds.hpp"
 #include "models/design/fill_design.hpp"
+#include "models/design/many_levels.hpp"
 #include "models/likelihoods/likelihood.hpp"
 #include "models/problem.hpp"
 #include "models/problem_shape.hpp"
@@ -302,6 +303,9 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
 
   // Categorical levels over the whole file, and every row's global level index.
   const std::vector<data::ColumnLevels> levels = settle_levels(r, comm);
+  reduce::collectively(comm, [&] {
+    design::check_many_levels(design, static_cast<long>(kept), config.data.allow_many_levels, path);
+  });
 
   // The chunks' local rows.
   LocalChunks chunks;

@@ -102,7 +102,8 @@ using FirstValueIsText = std::function<std::vector<bool>(const std::vector<int>&
 // The variables and terms of `config` against the header `columns`. A variable is categorical
 // when listed in data.categorical, when it is a grouping column, or when `is_text` says so (then
 // its kind_from_data is set). Unknown columns: data error at `data_where` (FILE:1), or a config
-// error at the formula's column when the model is a formula.
+// error at the formula's column when the model is a formula; a name in data.categorical or
+// data.allow_many_levels that is no column: config error at its pointer.
 Design plan_design(const spec::Config& config, const std::vector<std::string>& columns,
                    const FirstValueIsText& is_text, const std::string& data_where);
 

@@ -67,6 +67,16 @@ const Section& data_section() {
            "`1,234`, a `-` placeholder); else categorical (`fit` logs it at info level, `check` lists its "
            "levels). Levels are sorted: by number when every level is a number, else byte by byte (C "
            "locale); the first is the reference level."},
+          {"allow_many_levels",
+           Kind::string_array,
+           nullptr,
+           false,
+           {},
+           {},
+           "Categorical columns allowed nearly one level per row in a population-level term. Without it, "
+           "such a term (at least 10 levels, and at least half as many levels as rows used: an ID column, "
+           "or numbers read as text) is a data error (exit 65 at the CSV's line 1) that suggests a group "
+           "term `(1 | column)`. Group terms are not limited."},
           {"missing",
            Kind::choice,
            "error",
