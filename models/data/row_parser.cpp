@@ -91,7 +91,7 @@ void RowParser::parse(const RawRecord& record, T* features, double* response, do
     if (status == NumberStatus::empty) bad_field("empty field");
     if (status != NumberStatus::ok) {
       if (const std::size_t at = first_foreign_byte(text); at != std::string_view::npos)
-        bad_field(foreign_byte_phrase(text, at) + " in " + quoted_excerpt(text));
+        bad_field(quoted_excerpt(text) + " holds " + foreign_byte_phrase(text, at));
       bad_field(std::string(describe(status)) + " " + quoted_excerpt(text));
     }
     if (slot_[c] == kResponse) {

@@ -82,7 +82,7 @@ class TableParser {
       auto line = [&] { return line_of(record, fields.last_field_offset()); };
       if (slot.kind == Slot::text) {
         if (const std::size_t at = first_foreign_byte(text); at != std::string_view::npos)
-          bad(foreign_byte_phrase(text, at) + " in " + quoted_excerpt(text));
+          bad(quoted_excerpt(text) + " holds " + foreign_byte_phrase(text, at));
         if (slot.tally) {
           double unused = 0.0;
           CellTally& tally = text_tallies_[static_cast<std::size_t>(slot.index)];
@@ -99,7 +99,7 @@ class TableParser {
       const NumberStatus status = parse_number(text, v);
       if (status != NumberStatus::ok) {
         if (const std::size_t at = first_foreign_byte(text); at != std::string_view::npos)
-          bad(foreign_byte_phrase(text, at) + " in " + quoted_excerpt(text));
+          bad(quoted_excerpt(text) + " holds " + foreign_byte_phrase(text, at));
         if (slot.kind == Slot::numeric && slot.tally && status == NumberStatus::invalid) {
           numeric_tallies_[static_cast<std::size_t>(slot.index)].add_other(text, line);
           numeric[slot.index] = T(0);  // judged by the caller from the tallies before any use

@@ -118,7 +118,16 @@ class ColumnKinds(BinaryTestCase):
         cfg = {"data": {"csv": csv}, "model": {"likelihood": "normal", "formula": "x ~ g"}}
         for command, p in self.fit_and_check(cfg):
             with self.subTest(command=command):
-                self.assert_error(p, 65, where=csv + ":8", contains="column 'g': byte \\xe9, which is not UTF-8")
+                self.assert_error(p, 65, where=csv + ":8", contains="column 'g': 'caf\\xe9' holds byte \\xe9, which is not UTF-8")
+        # A UTF-16 file: its header's NULs, or its byte order mark, at line 1.
+        with open(SEED_CSV) as f:
+            text = f.read()
+        for encoding, phrase in (("utf-16-le", "holds control byte \\x00"),
+                                 ("utf-16", "the file is UTF-16 (it starts with a UTF-16 byte order mark)")):
+            utf16 = self.write(encoding + ".csv", text.encode(encoding), mode="wb")
+            for command, p in self.fit_and_check(logistic_config(utf16)):
+                with self.subTest(command=command, encoding=encoding):
+                    self.assert_error(p, 65, where=utf16 + ":1", contains=phrase)
         # In a column the model does not use: not read, not an error.
         csv = self.dirty_seed(b"caf\xe9", 5)
         p = run(["check", self.write_config(logistic_config(csv, features=["x2", "x3"]))])
