@@ -76,6 +76,16 @@ namespace {
 
 const char* const kOutputFiles[] = {"draws.csv", "elbo.csv", "summary.json"};
 
+// A column read as categorical without being declared (some of its values are not numbers) makes
+// a model the config does not spell out: said once, as check shows it, so a batch job's log does.
+void note_undeclared_categorical(const models::design::Design& design) {
+  for (const auto& v : design.variables)
+    if (v.categorical && v.kind_from_data)
+      cli_logger().info("column '" + v.name + "' is read as categorical (not all its values are numbers): " +
+                        std::to_string(v.levels.size()) + (v.levels.size() == 1 ? " level" : " levels") +
+                        "; list it in /data/categorical to say so");
+}
+
 template <class T>
 int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflight& pre,
         reduce::Communicator& comm) {
@@ -115,6 +125,7 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
   const std::optional<vi::AdviState>& resume = pre.resume;
 
   warn_dropped_rows(problem.data, root);
+  if (root) note_undeclared_categorical(problem.design);
   // Every rank runs the same loop; rank 0 alone reports and writes.
   RunControl control(!o.quiet && root, ::isatty(STDERR_FILENO) == 1, comm, o.checkpoint, fingerprint);
   install_stop_signals();

@@ -84,15 +84,44 @@ void read_table(const std::string& path, const bvi::data::ResponseCheck& check) 
   if (n_columns < 2) return;
   bvi::data::TableSpec spec;
   spec.text = {0};
-  for (int i = 1; i + 1 < n_columns; ++i) spec.numeric.push_back(i);
+  spec.tally_text = {true};
+  for (int i = 1; i + 1 < n_columns; ++i) {
+    spec.numeric.push_back(i);
+    spec.tally_numeric.push_back(true);  // kinds from the values: text counted, not an error
+  }
   spec.response = n_columns - 1;
   spec.check = check;
   spec.keep_records = true;
   const Eigen::Index records = reader.scan().records;
-  const bvi::data::Table<T> t = bvi::data::read_table<T>(reader, spec, 0, records, std::max<Eigen::Index>(records, 1));
+  const Eigen::Index chunk = std::max<Eigen::Index>(records, 1);
+  const bvi::data::Table<T> t = bvi::data::read_table<T>(reader, spec, 0, records, chunk);
   bool ok = t.kept + t.missing == records && t.numeric.rows() == t.kept && t.y.size() == t.kept &&
             t.codes.size() == 1 && static_cast<Eigen::Index>(t.codes[0].size()) == t.kept &&
-            static_cast<Eigen::Index>(t.records.size()) == t.kept;
+            static_cast<Eigen::Index>(t.records.size()) == t.kept &&
+            t.numeric_tallies.size() == spec.numeric.size() && t.text_tallies.size() == 1;
+  // Every cell counted at most once; the samples distinct, at most kSamples, none without a count.
+  auto sane = [records](const bvi::data::CellTally& c) {
+    bool fine = c.numbers >= 0 && c.others >= 0 && c.numbers + c.others <= records &&
+                c.samples.size() <= bvi::data::CellTally::kSamples &&
+                static_cast<long>(c.samples.size()) <= c.others;
+    for (std::size_t a = 0; fine && a < c.samples.size(); ++a)
+      for (std::size_t b = a + 1; b < c.samples.size(); ++b)
+        fine = fine && c.samples[a].text != c.samples[b].text;
+    return fine;
+  };
+  for (std::size_t k = 0; ok && k < t.numeric_tallies.size(); ++k) ok = sane(t.numeric_tallies[k]);
+  if (ok) ok = sane(t.text_tallies[0]);
+  // A column is tallied the same whichever kind it is read as (a first value's guess, text or
+  // number): the numeric columns read as labels count the same cells.
+  if (ok) {
+    bvi::data::TableSpec as_text;
+    as_text.text = spec.numeric;
+    as_text.tally_text.assign(spec.numeric.size(), true);
+    const bvi::data::Table<T> c = bvi::data::read_table<T>(reader, as_text, 0, records, chunk);
+    for (std::size_t k = 0; ok && k < spec.numeric.size(); ++k)
+      ok = c.text_tallies[k].numbers == t.numeric_tallies[k].numbers &&
+           c.text_tallies[k].others == t.numeric_tallies[k].others;
+  }
   for (std::size_t i = 0; ok && i < t.codes[0].size(); ++i)
     ok = t.codes[0][i] >= 0 && static_cast<std::size_t>(t.codes[0][i]) < t.levels[0].size();
   for (Eigen::Index i = 0; ok && i < t.numeric.size(); ++i) ok = std::isfinite(static_cast<double>(t.numeric.data()[i]));

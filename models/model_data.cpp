@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "common/error.hpp"
@@ -15,6 +17,7 @@
 #include "models/data/text_excerpt.hpp"
 #include "models/design/column_kinds.hpp"
 #include "models/design/fill_design.hpp"
+#include "models/design/many_levels.hpp"
 #include "models/likelihoods/likelihood.hpp"
 #include "models/problem.hpp"
 #include "models/problem_shape.hpp"
@@ -50,11 +53,17 @@ struct LocalRead {
   std::vector<int> numeric_vars, categorical_vars;  // design variables in the table's column order
 };
 
+// The kinds of the columns whose kind comes from their values, once settled from the whole file:
+// header index -> categorical (models/design/column_kinds.hpp).
+using SettledKinds = std::map<int, bool>;
+
 // With `text_only`, only the categorical columns are read (probe_model_design): no numeric value,
-// response or extra column is parsed or checked.
+// response or extra column is parsed or checked. Without `settled`, the kinds not declared are
+// guessed from the first values and those columns tallied (settle_kinds judges them); with it,
+// they are as it says.
 template <class T>
 LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduce::Communicator& comm,
-                        Eigen::Index block_rows, bool text_only = false) {
+                        Eigen::Index block_rows, bool text_only, const SettledKinds* settled) {
   LocalRead<T> r;
   data::CsvReader reader(config.data.csv);
   const std::string header_place = file_line(config.data.csv, 1);
@@ -66,7 +75,12 @@ LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduc
   reader.scan();
   r.design = design::plan_design(
       config, reader.columns(),
-      [&reader](const std::vector<int>& cols) { return design::first_value_is_text(reader, cols); },
+      [&reader, settled](const std::vector<int>& cols) {
+        if (!settled) return design::first_value_is_text(reader, cols);
+        std::vector<bool> text;
+        for (int c : cols) text.push_back(settled->at(c));
+        return text;
+      },
       header_place);
   for (const auto& v : r.design.variables) {
     for (int c : {extras.response, extras.trials, extras.offset, extras.exposure})
@@ -85,8 +99,16 @@ LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduc
   r.plan = reduce::ShardPlan::make(r.records, block_rows > 0 ? block_rows : default_block_rows(width));
 
   data::TableSpec ts;
-  for (int v : r.numeric_vars) ts.numeric.push_back(r.design.variables[static_cast<std::size_t>(v)].column);
-  for (int v : r.categorical_vars) ts.text.push_back(r.design.variables[static_cast<std::size_t>(v)].column);
+  for (int v : r.numeric_vars) {
+    const design::Variable& var = r.design.variables[static_cast<std::size_t>(v)];
+    ts.numeric.push_back(var.column);
+    ts.tally_numeric.push_back(!settled && var.kind_from_data);
+  }
+  for (int v : r.categorical_vars) {
+    const design::Variable& var = r.design.variables[static_cast<std::size_t>(v)];
+    ts.text.push_back(var.column);
+    ts.tally_text.push_back(!settled && var.kind_from_data);
+  }
   ts.response = extras.response;
   ts.check = [&lik](double y) { return lik.check_response(y); };
   auto add_extra = [&](int column, data::ResponseCheck check) {
@@ -106,11 +128,59 @@ LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduc
   if (text_only) {
     data::TableSpec text;
     text.text = ts.text;
+    text.tally_text = ts.tally_text;
     if (!text.text.empty()) r.table = data::read_table<T>(reader, text, first, last, r.plan.chunk_rows);
     return r;
   }
   r.table = data::read_table<T>(reader, ts, first, last, r.plan.chunk_rows);
   return r;
+}
+
+// The kinds of the columns guessed from their first values, judged from the whole file's tallies:
+// nothing when every guess holds (the usual case: one reduction of counts), else every such
+// column's settled kind, to read the table again with. A column of numbers with a few cells that
+// are not is a data error at the first of them. Collective; the same verdict on every rank.
+template <class T>
+std::optional<SettledKinds> settle_kinds(const LocalRead<T>& r, const std::string& path,
+                                         reduce::Communicator& comm) {
+  std::vector<int> vars;  // the variables tallied, in the order of `local`
+  std::vector<data::CellTally> local;
+  const data::Table<T>& t = r.table;
+  auto take = [&](const std::vector<int>& of, const std::vector<data::CellTally>& tallies) {
+    for (std::size_t k = 0; k < of.size(); ++k)
+      if (r.design.variables[static_cast<std::size_t>(of[k])].kind_from_data) {
+        vars.push_back(of[k]);
+        local.push_back(k < tallies.size() ? tallies[k] : data::CellTally());
+      }
+  };
+  take(r.numeric_vars, t.numeric_tallies);  // none in the probe: its guesses of numbers hold
+  take(r.categorical_vars, t.text_tallies);
+  const std::vector<data::CellTally> all = data::gather_tallies(local, comm);
+  return reduce::collectively(comm, [&]() -> std::optional<SettledKinds> {
+    SettledKinds kinds;
+    bool changed = false;
+    for (std::size_t k = 0; k < vars.size(); ++k) {
+      const design::Variable& v = r.design.variables[static_cast<std::size_t>(vars[k])];
+      const bool categorical = design::settle_column_kind(all[k], v.name, path);
+      kinds[v.column] = categorical;
+      changed = changed || categorical != v.categorical;
+    }
+    if (!changed) return std::nullopt;
+    return kinds;
+  });
+}
+
+// read_local, then the kinds settled: read again when a guess did not hold. Collective.
+template <class T>
+LocalRead<T> read_settled(const spec::Config& config, const Likelihood& lik, reduce::Communicator& comm,
+                          Eigen::Index block_rows, bool text_only = false) {
+  LocalRead<T> r = reduce::collectively(
+      comm, [&] { return read_local<T>(config, lik, comm, block_rows, text_only, nullptr); });
+  const std::optional<SettledKinds> kinds = settle_kinds(r, config.data.csv, comm);
+  if (!kinds) return r;
+  r = LocalRead<T>();  // its table freed before the next is read
+  return reduce::collectively(
+      comm, [&] { return read_local<T>(config, lik, comm, block_rows, text_only, &*kinds); });
 }
 
 // Missing values over all ranks: the total, and the first one's line and description (from the
@@ -208,7 +278,7 @@ template <class T>
 ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& comm, Eigen::Index block_rows,
                              int threads) {
   const std::shared_ptr<const Likelihood> lik = probe_likelihood(config.model.likelihood);
-  LocalRead<T> r = reduce::collectively(comm, [&] { return read_local<T>(config, *lik, comm, block_rows); });
+  LocalRead<T> r = read_settled<T>(config, *lik, comm, block_rows);
   design::Design& design = r.design;
   data::Table<T>& table = r.table;
   const std::string& path = config.data.csv;
@@ -233,6 +303,9 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
 
   // Categorical levels over the whole file, and every row's global level index.
   const std::vector<data::ColumnLevels> levels = settle_levels(r, comm);
+  reduce::collectively(comm, [&] {
+    design::check_many_levels(design, static_cast<long>(kept), config.data.allow_many_levels, path);
+  });
 
   // The chunks' local rows.
   LocalChunks chunks;
@@ -332,8 +405,7 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
 DesignProbe probe_model_design(const spec::Config& config, reduce::Communicator& comm, Eigen::Index block_rows) {
   const std::shared_ptr<const Likelihood> lik = probe_likelihood(config.model.likelihood);
   // float: no numeric column is read, the type only names the table.
-  LocalRead<float> r =
-      reduce::collectively(comm, [&] { return read_local<float>(config, *lik, comm, block_rows, true); });
+  LocalRead<float> r = read_settled<float>(config, *lik, comm, block_rows, true);
   const std::vector<data::ColumnLevels> levels = settle_levels(r, comm);
   DesignProbe out;
   for (design::Group& g : r.design.groups) {

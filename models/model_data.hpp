@@ -20,8 +20,11 @@ struct ModelData {
   reduce::ShardPlan plan;
 };
 
-// `block_rows` 0 chooses from the number of variables (default_block_rows). Errors: data (65)
-// at FILE:LINE for bad rows and missing values (data.missing "error"), FILE:1 for columns; config
+// `block_rows` 0 chooses from the number of variables (default_block_rows). The kinds of the
+// columns not declared come from all of their values (design/column_kinds.hpp). Errors: data (65)
+// at FILE:LINE for bad rows, missing values (data.missing "error") and a column of numbers with a
+// few cells that are not, FILE:1 for columns (a population-level term of a column with nearly one
+// level per row, design/many_levels.hpp); config
 // (78) where the config and the data disagree (an unknown column in a formula, too many levels
 // for a population-level term). Every rank throws the same error.
 template <class T>

@@ -55,6 +55,9 @@ PredictionRows read_prediction_rows(const std::string& path, const design::Desig
 
   data::TableSpec spec;
   spec.keep_records = true;
+  // Each column is of the kind the fit settled (design.variables[].categorical), never guessed
+  // again from these rows: a label made of digits stays a label, a number column stays numeric.
+  spec.numeric_hint = "(the model was fitted with this column as numeric)";
   std::vector<int> numeric_vars, categorical_vars;
   for (std::size_t v = 0; v < design.variables.size(); ++v) {
     const design::Variable& var = design.variables[v];

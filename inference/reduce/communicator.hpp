@@ -39,6 +39,18 @@ void broadcast_matrix(Communicator& comm, Matrix& m, int root) {
   if (m.size() > 0) comm.broadcast(m.data(), static_cast<long>(m.size()), root);
 }
 
+// Every rank's string, in rank order (each rank broadcasts its own in turn): for the few small
+// messages of loading (labels, sample cells), not for hot paths.
+inline std::vector<std::string> all_strings(const std::string& mine, Communicator& comm) {
+  std::vector<std::string> out(static_cast<std::size_t>(comm.size()));
+  for (int r = 0; r < comm.size(); ++r) {
+    std::string s = r == comm.rank() ? mine : std::string();
+    comm.broadcast(s, r);
+    out[static_cast<std::size_t>(r)] = std::move(s);
+  }
+  return out;
+}
+
 class SerialCommunicator final : public Communicator {
  public:
   int rank() const override { return 0; }

@@ -4,6 +4,8 @@
 
 #include "common/error.hpp"
 #include "models/data/field_splitter.hpp"
+#include "models/data/text_bytes.hpp"
+#include "models/data/text_excerpt.hpp"
 
 namespace bvi::data {
 
@@ -16,7 +18,17 @@ CsvReader::CsvReader(std::string path, std::size_t buffer_bytes)
   if (header.blank()) throw data_error(file_line(path_, 1), "the header line is blank");
   FieldSplitter names(header.text, header.has_quotes);
   std::string_view name;
-  while (names.next(name)) columns_.emplace_back(name);
+  while (names.next(name)) {
+    // Caught here, not at the first column asked for: NULs in the header mark a UTF-16 file.
+    if (columns_.empty() && name.size() >= 2 &&
+        ((name[0] == '\xff' && name[1] == '\xfe') || (name[0] == '\xfe' && name[1] == '\xff')))
+      throw data_error(file_line(path_, 1),
+                       "the file is UTF-16 (it starts with a UTF-16 byte order mark): save it as UTF-8");
+    if (const std::size_t at = first_foreign_byte(name); at != std::string_view::npos)
+      throw data_error(file_line(path_, 1), "the header's name " + quoted_excerpt(name) + " holds " +
+                                                foreign_byte_phrase(name, at));
+    columns_.emplace_back(name);
+  }
   data_offset_ = stream.offset();
   data_line_ = stream.line();
 }

@@ -24,17 +24,6 @@ std::uint64_t get_u64(const std::string& in, std::size_t& at) {
   return v;
 }
 
-// Every rank's string in rank order (each broadcasts its own in turn).
-std::vector<std::string> all_strings(const std::string& mine, reduce::Communicator& comm) {
-  std::vector<std::string> out(static_cast<std::size_t>(comm.size()));
-  for (int r = 0; r < comm.size(); ++r) {
-    std::string s = r == comm.rank() ? mine : std::string();
-    comm.broadcast(s, r);
-    out[static_cast<std::size_t>(r)] = std::move(s);
-  }
-  return out;
-}
-
 std::string shortest(double v) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, v + 0.0);  // + 0.0: -0 is 0
@@ -55,7 +44,7 @@ std::vector<ColumnLevels> gather_levels(const std::vector<LevelDictionary>& loca
     }
   }
   std::vector<std::vector<std::string>> all(local.size());
-  for (const std::string& msg : all_strings(mine, comm)) {
+  for (const std::string& msg : reduce::all_strings(mine, comm)) {
     std::size_t at = 0;
     if (get_u64(msg, at) != local.size())
       throw std::runtime_error("gather_levels: ranks disagree on the columns");
@@ -119,7 +108,7 @@ std::vector<std::string> gather_combinations(const std::vector<std::int32_t>& ro
   for (const auto& [tuple, unused] : local)
     for (std::int32_t v : tuple) put_u64(mine, static_cast<std::uint64_t>(static_cast<std::uint32_t>(v)));
   std::map<std::vector<std::int32_t>, std::int32_t> global;
-  for (const std::string& msg : all_strings(mine, comm)) {
+  for (const std::string& msg : reduce::all_strings(mine, comm)) {
     std::size_t at = 0;
     const std::uint64_t count = get_u64(msg, at);
     for (std::uint64_t i = 0; i < count; ++i) {

@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "models/data/field_splitter.hpp"
 #include "models/data/parse_number.hpp"
+#include "models/data/text_bytes.hpp"
 #include "models/data/text_excerpt.hpp"
 
 namespace bvi::data {
@@ -88,7 +89,11 @@ void RowParser::parse(const RawRecord& record, T* features, double* response, do
     double v = 0.0;
     const NumberStatus status = parse_number(text, v);
     if (status == NumberStatus::empty) bad_field("empty field");
-    if (status != NumberStatus::ok) bad_field(std::string(describe(status)) + " " + quoted_excerpt(text));
+    if (status != NumberStatus::ok) {
+      if (const std::size_t at = first_foreign_byte(text); at != std::string_view::npos)
+        bad_field(quoted_excerpt(text) + " holds " + foreign_byte_phrase(text, at));
+      bad_field(std::string(describe(status)) + " " + quoted_excerpt(text));
+    }
     if (slot_[c] == kResponse) {
       if (check_) {
         const std::string why = check_(v);

@@ -8,6 +8,7 @@
 #include "models/data/field_splitter.hpp"
 #include "models/data/missing_cell.hpp"
 #include "models/data/parse_number.hpp"
+#include "models/data/text_bytes.hpp"
 #include "models/data/text_excerpt.hpp"
 
 namespace bvi::data {
@@ -18,7 +19,8 @@ enum class Slot : unsigned char { skip, numeric, text, response, extra };
 
 struct ColumnSlot {
   Slot kind = Slot::skip;
-  int index = 0;  // within its kind
+  int index = 0;       // within its kind
+  bool tally = false;  // count its cells as numbers or not (TableSpec::tally_*)
 };
 
 template <class T>
@@ -33,13 +35,19 @@ class TableParser {
   TableParser(const CsvReader& reader, const TableSpec& spec) : reader_(reader), spec_(spec) {
     const int n = static_cast<int>(reader.columns().size());
     slots_.resize(static_cast<std::size_t>(n));
-    auto claim = [&](int column, Slot kind, int index) {
+    auto claim = [&](int column, Slot kind, int index, bool tally = false) {
       if (column < 0 || column >= n) throw std::invalid_argument("read_table: column index out of range");
       if (slots_[column].kind != Slot::skip) throw std::invalid_argument("read_table: column selected twice");
-      slots_[column] = {kind, index};
+      slots_[column] = {kind, index, tally};
     };
-    for (std::size_t k = 0; k < spec.numeric.size(); ++k) claim(spec.numeric[k], Slot::numeric, int(k));
-    for (std::size_t k = 0; k < spec.text.size(); ++k) claim(spec.text[k], Slot::text, int(k));
+    auto tallied = [](const std::vector<bool>& flags, std::size_t k) { return k < flags.size() && flags[k]; };
+    for (std::size_t k = 0; k < spec.numeric.size(); ++k)
+      claim(spec.numeric[k], Slot::numeric, int(k), tallied(spec.tally_numeric, k));
+    for (std::size_t k = 0; k < spec.text.size(); ++k)
+      claim(spec.text[k], Slot::text, int(k), tallied(spec.tally_text, k));
+    numeric_tallies_.resize(spec.numeric.size());
+    numeric_absent_.resize(spec.numeric.size());
+    text_tallies_.resize(spec.text.size());
     if (spec.response >= 0) claim(spec.response, Slot::response, 0);
     for (std::size_t k = 0; k < spec.extras.size(); ++k) claim(spec.extras[k].column, Slot::extra, int(k));
     pending_.resize(spec.text.size());
@@ -65,12 +73,24 @@ class TableParser {
         fail(record, fields.last_field_offset(), "column " + quoted_excerpt(columns[c]) + ": " + what);
       };
       if (is_missing_cell(text)) {
+        if (slot.tally && slot.kind == Slot::numeric) ++numeric_absent_[static_cast<std::size_t>(slot.index)];
         if (complete && missing_what)
           *missing_what = "column " + quoted_excerpt(columns[c]) + ": " + missing_phrase(text);
         complete = false;
         continue;
       }
+      auto line = [&] { return line_of(record, fields.last_field_offset()); };
       if (slot.kind == Slot::text) {
+        if (const std::size_t at = first_foreign_byte(text); at != std::string_view::npos)
+          bad(quoted_excerpt(text) + " holds " + foreign_byte_phrase(text, at));
+        if (slot.tally) {
+          double unused = 0.0;
+          CellTally& tally = text_tallies_[static_cast<std::size_t>(slot.index)];
+          if (parse_number(text, unused) == NumberStatus::invalid)
+            tally.add_other(text, line);
+          else
+            ++tally.numbers;
+        }
         // Interned only once the row is known to be complete: a dropped row adds no level.
         pending_[static_cast<std::size_t>(slot.index)].assign(trim_spaces(text));
         continue;
@@ -78,10 +98,15 @@ class TableParser {
       double v = 0.0;
       const NumberStatus status = parse_number(text, v);
       if (status != NumberStatus::ok) {
+        if (const std::size_t at = first_foreign_byte(text); at != std::string_view::npos)
+          bad(quoted_excerpt(text) + " holds " + foreign_byte_phrase(text, at));
+        if (slot.kind == Slot::numeric && slot.tally && status == NumberStatus::invalid) {
+          numeric_tallies_[static_cast<std::size_t>(slot.index)].add_other(text, line);
+          numeric[slot.index] = T(0);  // judged by the caller from the tallies before any use
+          continue;
+        }
         std::string what = std::string(describe(status)) + " " + quoted_excerpt(text);
-        if (slot.kind == Slot::numeric && status == NumberStatus::invalid)
-          what +=
-              " (a numeric column, by its first value; list it in /data/categorical if it holds categories)";
+        if (slot.kind == Slot::numeric && status == NumberStatus::invalid) what += " " + spec_.numeric_hint;
         bad(what);
       }
       if (slot.kind == Slot::response) {
@@ -116,6 +141,18 @@ class TableParser {
     }
     return complete;
   }
+
+  // The tallies once `records` records are read. A tallied numeric column's numbers are not
+  // counted one by one in the hot loop: every record read has a cell there, missing, a number or
+  // not one (else it was an error), so numbers = records - missing - others.
+  void finish_tallies(long records) {
+    for (std::size_t k = 0; k < numeric_tallies_.size(); ++k)
+      if (k < spec_.tally_numeric.size() && spec_.tally_numeric[k])
+        numeric_tallies_[k].numbers = records - numeric_absent_[k] - numeric_tallies_[k].others;
+  }
+
+  std::vector<CellTally> numeric_tallies_, text_tallies_;  // per numeric / text column
+  std::vector<long> numeric_absent_;                       // per numeric column: missing cells, when tallied
 
   long line_of(const RawRecord& record, std::size_t offset) const {
     return record.line +
@@ -181,6 +218,9 @@ Table<T> read_table(const CsvReader& reader, const TableSpec& spec, Eigen::Index
     ++t.kept_per_chunk[static_cast<std::size_t>((i - begin) / chunk_records)];
     ++t.kept;
   });
+  parser.finish_tallies(static_cast<long>(n));
+  t.numeric_tallies = std::move(parser.numeric_tallies_);
+  t.text_tallies = std::move(parser.text_tallies_);
   if (t.kept < n) {
     t.numeric.conservativeResize(t.kept, D);
     if (spec.response >= 0) t.y.conservativeResize(t.kept);

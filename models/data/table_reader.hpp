@@ -4,11 +4,20 @@
 // likelihoods read besides as doubles, each checked; rows with a missing cell (missing_cell.hpp)
 // in any of these columns are left out and counted, so the caller can drop them or report them.
 // Columns the model does not use are split but never parsed.
+//
+// A column whose kind is not settled yet (not declared categorical by the config: its kind comes
+// from its values, models/design/column_kinds.hpp) is tallied: each present cell counted as a
+// number or not, with the first few that are not (CellTally). A tallied numeric column's cell that
+// is no number is then counted, not an error, and its row keeps a 0 there: the caller must judge
+// the tallies before using the numbers. Every text cell of a used column, and every cell that does
+// not read as a number, is checked for bytes no text CSV holds (text_bytes.hpp): a data error at
+// its line.
 #include <Eigen/Core>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "models/data/cell_tally.hpp"
 #include "models/data/csv_reader.hpp"
 #include "models/data/level_dictionary.hpp"
 #include "models/data/row_matrix.hpp"
@@ -24,6 +33,10 @@ struct TableSpec {
   std::vector<ExtraColumn> extras;
   RowCheck row_check;         // the response against its row's extras
   bool keep_records = false;  // fill Table::records and Table::lines
+  // Per numeric / text column (empty: none): tally its cells (see above).
+  std::vector<bool> tally_numeric, tally_text;
+  // Said after "non-numeric value 'abc'" in a numeric column that is not tallied.
+  std::string numeric_hint = "(a numeric column; list it in /data/categorical if it holds categories)";
 };
 
 template <class T>
@@ -40,6 +53,8 @@ struct Table {
   Eigen::Index kept = 0, missing = 0;  // rows kept, rows left out for a missing cell
   long first_missing_line = 0;         // the first of those (physical line), 0 when none
   std::string first_missing_what;      // "column 'x': empty field"
+  // Per numeric / text column: its cells in every record read (kept or not), when tallied.
+  std::vector<CellTally> numeric_tallies, text_tallies;
 };
 
 // Reads records [begin, end) of `reader` (scanned). `begin` must start a chunk of

@@ -2,9 +2,11 @@
 
 #include <unordered_map>
 
+#include "common/error.hpp"
 #include "models/data/field_splitter.hpp"
 #include "models/data/missing_cell.hpp"
 #include "models/data/parse_number.hpp"
+#include "models/data/text_excerpt.hpp"
 
 namespace bvi::models::design {
 
@@ -33,6 +35,34 @@ std::vector<bool> first_value_is_text(const data::CsvReader& reader, const std::
     return open > 0;
   });
   return text;
+}
+
+ColumnKind judge_column(const data::CellTally& tally) {
+  const long numbers = tally.numbers, others = tally.others;
+  if (others == 0) return ColumnKind::numeric;
+  // numbers / (numbers + others) > 0.9, in integers.
+  const bool most = numbers > 9 * others;
+  const bool all_but_few = others <= kFewOthers && numbers > others;
+  return most || all_but_few ? ColumnKind::mostly_numbers : ColumnKind::categorical;
+}
+
+bool settle_column_kind(const data::CellTally& tally, const std::string& name, const std::string& path) {
+  const ColumnKind kind = judge_column(tally);
+  if (kind != ColumnKind::mostly_numbers) return kind == ColumnKind::categorical;
+  const long total = tally.numbers + tally.others;
+  std::string what = "column " + data::quoted_excerpt(name) + " holds numbers, but " +
+                     std::to_string(tally.others) + " of its " + std::to_string(total) + " values " +
+                     (tally.others == 1 ? "is" : "are") +
+                     " not: " + data::quoted_excerpt(tally.samples.at(0).text);
+  for (std::size_t k = 1; k < tally.samples.size(); ++k)
+    what += (k == 1 ? " (also " : ", ") + data::quoted_excerpt(tally.samples[k].text) + " at line " +
+            std::to_string(tally.samples[k].line);
+  if (tally.samples.size() > 1)
+    what += tally.others > static_cast<long>(tally.samples.size()) ? ", ...)" : ")";
+  what +=
+      "; fix these cells (a missing value may be written NA or left empty, with /data/missing set to "
+      "\"drop\"), or list it in /data/categorical if it holds categories";
+  throw data_error(file_line(path, tally.samples.at(0).line), what);
 }
 
 }  // namespace bvi::models::design

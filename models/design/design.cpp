@@ -161,12 +161,14 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
   std::set<std::string> declared(config.data.categorical.begin(), config.data.categorical.end());
   std::set<std::string> grouping;
   for (const auto& g : m.groups) grouping.insert(g.by.begin(), g.by.end());
-  for (std::size_t i = 0; i < config.data.categorical.size(); ++i) {
-    const std::string& name = config.data.categorical[i];
-    if (!where.count(name))
-      throw config_error("/data/categorical/" + std::to_string(i),
-                         "no column '" + name + "' in " + config.data.csv + did_you_mean(name, columns));
-  }
+  for (const auto& [key, names] : {std::pair{"categorical", &config.data.categorical},
+                                   std::pair{"allow_many_levels", &config.data.allow_many_levels}})
+    for (std::size_t i = 0; i < names->size(); ++i) {
+      const std::string& name = (*names)[i];
+      if (!where.count(name))
+        throw config_error("/data/" + std::string(key) + "/" + std::to_string(i),
+                           "no column '" + name + "' in " + config.data.csv + did_you_mean(name, columns));
+    }
 
   // A name of the model as a variable; `role` and `place` for the errors.
   auto variable = [&](const std::string& name, const std::string& role, const spec::NamePlace& place) {
@@ -238,7 +240,7 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
           make_term(g.terms[k], {g.pointer + "/terms/" + std::to_string(k), g.formula_column}, "slope"));
     d.groups.push_back(std::move(G));
   }
-  // The kinds of the variables that are not categorical by the config: by their first values.
+  // The kinds of the variables that are not categorical by the config: from their values.
   std::vector<int> ask, which;
   for (std::size_t i = 0; i < d.variables.size(); ++i)
     if (!d.variables[i].categorical) {
@@ -247,8 +249,11 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
     }
   if (!ask.empty()) {
     const std::vector<bool> text = is_text(ask);
-    for (std::size_t k = 0; k < which.size(); ++k)
-      d.variables[static_cast<std::size_t>(which[k])].categorical = text[k];
+    for (std::size_t k = 0; k < which.size(); ++k) {
+      Variable& v = d.variables[static_cast<std::size_t>(which[k])];
+      v.categorical = text[k];
+      v.kind_from_data = true;
+    }
   }
   choose_coding(d.terms, d.intercept, d.variables);
   for (Group& G : d.groups) choose_coding(G.terms, G.intercept, d.variables);

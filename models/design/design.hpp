@@ -32,6 +32,9 @@ struct Variable {
   std::string name;
   int column = -1;  // in the header
   bool categorical = false;
+  // Its kind comes from its values (column_kinds.hpp): neither declared in data.categorical nor a
+  // grouping column. Not saved: predict takes the kinds the fit settled as they are.
+  bool kind_from_data = false;
   std::vector<std::string> levels;  // categorical: global, sorted (models/data/levels.hpp)
   bool numeric_levels = false;      // levels sorted by value
   // Numeric: centre and scale when standardized (x - center) / scale; scale 0 = not standardized.
@@ -92,14 +95,15 @@ std::string column_hint(const std::string& name, const std::vector<std::string>&
 // A formula's names that are no column of the header: config error at the formula, at the name.
 void check_formula_columns(const spec::ModelConfig& model, const std::vector<std::string>& columns);
 
-// For the header columns asked (indexes), whether each one's first value that is not missing is
-// text rather than a number (models/design/column_kinds.hpp).
+// For the header columns asked (indexes), whether each one is to be read as text rather than
+// numbers (models/design/column_kinds.hpp: a guess from its first value, then the settled kind).
 using FirstValueIsText = std::function<std::vector<bool>(const std::vector<int>& columns)>;
 
 // The variables and terms of `config` against the header `columns`. A variable is categorical
-// when listed in data.categorical, when it is a grouping column, or when `is_text` says so.
-// Unknown columns: data error at `data_where` (FILE:1), or a config error at the formula's
-// column when the model is a formula.
+// when listed in data.categorical, when it is a grouping column, or when `is_text` says so (then
+// its kind_from_data is set). Unknown columns: data error at `data_where` (FILE:1), or a config
+// error at the formula's column when the model is a formula; a name in data.categorical or
+// data.allow_many_levels that is no column: config error at its pointer.
 Design plan_design(const spec::Config& config, const std::vector<std::string>& columns,
                    const FirstValueIsText& is_text, const std::string& data_where);
 

@@ -20,6 +20,9 @@ struct DataConfig {
   std::optional<std::vector<std::string>> features;
   // Numeric columns to read as categories (IDs); text columns are categorical anyway.
   std::vector<std::string> categorical;
+  // Categorical columns whose population-level terms may have nearly one level per row
+  // (models/design/many_levels.hpp).
+  std::vector<std::string> allow_many_levels;
   std::string missing = "error";  // "error" | "drop": rows with NA, empty or NaN cells in used columns
   bool standardize = false;
   std::string dtype = "float64";  // "float64" | "float32"

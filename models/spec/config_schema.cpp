@@ -60,9 +60,23 @@ const Section& data_section() {
            false,
            {},
            {},
-           "Numeric columns to treat as categories (IDs such as `county_id`). A column whose first value "
-           "that is not missing is not a number is categorical anyway. Levels are sorted: by number when "
-           "every level is a number, else byte by byte (C locale); the first is the reference level."},
+           "Numeric columns to treat as categories (IDs such as `county_id`). Any other column's kind comes "
+           "from all of its present values in the file: numeric when every one is a number; a data error "
+           "(exit 65 at the first cell that is not, naming up to 3) when they are mostly numbers, more than "
+           "90 % of them, or all but at most 3 and more numbers than not (a spreadsheet's `#DIV/0!`, a "
+           "`1,234`, a `-` placeholder); else categorical (`fit` logs it at info level, `check` lists its "
+           "levels). Levels are sorted: by number when every level is a number, else byte by byte (C "
+           "locale); the first is the reference level."},
+          {"allow_many_levels",
+           Kind::string_array,
+           nullptr,
+           false,
+           {},
+           {},
+           "Categorical columns allowed nearly one level per row in a population-level term. Without it, "
+           "such a term (at least 10 levels, and at least half as many levels as rows used: an ID column, "
+           "or numbers read as text) is a data error (exit 65 at the CSV's line 1) that suggests a group "
+           "term `(1 | column)`. Group terms are not limited."},
           {"missing",
            Kind::choice,
            "error",

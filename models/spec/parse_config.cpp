@@ -513,6 +513,8 @@ Config parse_config_text(const std::string& text, const std::string& path, const
         throw config_error("/data/categorical/" + std::to_string(i),
                            "the response '" + cfg.data.response + "' cannot be categorical");
   }
+  if (data.contains("allow_many_levels"))
+    cfg.data.allow_many_levels = data.at("allow_many_levels").get<std::vector<std::string>>();
   cfg.data.missing = data.at("missing").get<std::string>();
   cfg.data.standardize = data.at("standardize").get<bool>();
   cfg.data.dtype = data.at("dtype").get<std::string>();

@@ -1,4 +1,4 @@
-"""Categorical predictors: which columns are categorical (text by the first value, or declared),
+"""Categorical predictors: which columns are categorical (text in the values, or declared),
 the order of levels (bytes in C order for text, numeric for numbers; '01' is '1'), R's coding and
 the coefficient names for main effects and interactions, with and without an intercept, and the
 errors: a numeric column with text further down, a population-level term with too many levels, a
@@ -88,7 +88,7 @@ class Categorical(BinaryTestCase):
         self.assertEqual(self.features_line(self.check(cfg))[:4], ["word[B]", "word[a]", "word[b]", "word[\xe9t\xe9]"])
 
     def test_errors(self):
-        # A numeric column (by its first value) with text further down: 65 at the line, with advice.
+        # A column of numbers with text further down: 65 at the line, with advice (test_column_kinds.py).
         csv = self.data("y,x", ["1,2", "2,3", "3,abc", "4,1"], "num.csv")
         p = run(["check", self.write_config(self.config(csv, formula="y ~ x"))])
         self.assert_error(p, 65, where=csv + ":4", contains="list it in /data/categorical")

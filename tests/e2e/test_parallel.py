@@ -24,7 +24,7 @@ def mpirun(n, args, stdin=None, timeout=300):
                           capture_output=True, text=True, timeout=timeout, env=MPI_ENV)
 
 
-def write_dataset(path, rows, features, seed, bad_line=None):
+def write_dataset(path, rows, features, seed, bad_line=None, bad_value="oops"):
     """A logistic dataset; with bad_line, that physical line (header = 1) holds a bad value."""
     rng = random.Random(seed)
     beta = [rng.gauss(0, 1) for _ in range(features)]
@@ -36,7 +36,7 @@ def write_dataset(path, rows, features, seed, bad_line=None):
         lines.append(",".join("%.6f" % v for v in x) + ",%d" % y)
     if bad_line is not None:
         fields = lines[bad_line - 1].split(",")
-        fields[1] = "oops"
+        fields[1] = bad_value
         lines[bad_line - 1] = ",".join(fields)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -112,17 +112,22 @@ class Parallel(BinaryTestCase):
 class FailingRank(BinaryTestCase):
     @unittest.skipUnless(MPIRUN, "mpirun not installed")
     def test_a_bad_row_in_the_last_rank_stops_every_rank(self):
-        # Line 5990 belongs to the last rank's rows.
-        write_dataset(self.path("bad.csv"), 6000, 4, seed=1, bad_line=5990)
-        cfg = self.write_config(logistic_config(self.path("bad.csv"), inference={"max_iterations": 5}))
-        for ranks in (1, 2, 3):
-            p = mpirun(ranks, ["fit", cfg, "--quiet"], timeout=120)
-            self.assertEqual(p.returncode, 65, p.stderr[-2000:])
-            ours = [l for l in p.stderr.splitlines() if l.startswith("bayes-vi:")]
-            self.assertEqual(ours, ["bayes-vi: error: %s:5990: column 'x2': non-numeric value 'oops' (a numeric "
-                                    "column, by its first value; list it in /data/categorical if it holds "
-                                    "categories)" % self.path("bad.csv")], p.stderr)
-            self.assertEqual(p.stdout, "")
+        # Line 5990 belongs to the last rank's rows. Text in a column of numbers is judged from the
+        # whole column's counts, summed over the ranks; an infinity fails the last rank alone, which
+        # stops the others.
+        cases = [("oops", "column 'x2' holds numbers, but 1 of its 6000 values is not: 'oops'; fix these "
+                          "cells (a missing value may be written NA or left empty, with /data/missing set to "
+                          "\"drop\"), or list it in /data/categorical if it holds categories"),
+                 ("inf", "column 'x2': non-finite value 'inf'")]
+        for value, what in cases:
+            write_dataset(self.path("bad.csv"), 6000, 4, seed=1, bad_line=5990, bad_value=value)
+            cfg = self.write_config(logistic_config(self.path("bad.csv"), inference={"max_iterations": 5}))
+            for ranks in (1, 2, 3):
+                p = mpirun(ranks, ["fit", cfg, "--quiet"], timeout=120)
+                self.assertEqual(p.returncode, 65, p.stderr[-2000:])
+                ours = [l for l in p.stderr.splitlines() if l.startswith("bayes-vi:")]
+                self.assertEqual(ours, ["bayes-vi: error: %s:5990: %s" % (self.path("bad.csv"), what)], p.stderr)
+                self.assertEqual(p.stdout, "")
 
     @unittest.skipUnless(MPIRUN, "mpirun not installed")
     def test_a_missing_output_folder_on_rank_0_stops_every_rank(self):

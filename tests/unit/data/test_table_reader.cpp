@@ -61,7 +61,7 @@ TEST_CASE("read_table: present values that are bad are errors at their line") {
   };
   expect("a.csv", "y,x,g\n1,2,a\n1,inf,a\n", "non-finite value 'inf'");
   expect("b.csv", "y,x,g\n1,2,a\n1,abc,a\n",
-         "non-numeric value 'abc' (a numeric column, by its first value;");
+         "non-numeric value 'abc' (a numeric column; list it in /data/categorical");
   expect("c.csv", "y,x,g\n1,2,a\n1,2\n", "ragged row");
   // Labels are trimmed of spaces: ' a' is 'a'.
   const auto t = read(dir.write("d.csv", "y,x,g\n1,2, a\n1,2,a \n"));

@@ -2,7 +2,7 @@
 // is empty or within a preceding term (terms by degree), indicators otherwise, and indicators for
 // the first categorical variable without an intercept; column names and order (the first variable
 // varying fastest); a group term's slopes coded against its own
-// intercept; kinds from the first values; too many levels for a population-level term.
+// intercept; kinds as is_text says; too many levels for a population-level term.
 #include <doctest/doctest.h>
 
 #include "common/error.hpp"
