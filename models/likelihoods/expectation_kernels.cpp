@@ -45,7 +45,7 @@ void SoftplusKernel::value(double x, double* f) const {
 
 const std::vector<quadrature::Tier>& SoftplusKernel::tiers() {
   static const std::vector<quadrature::Tier> t{{0.03, 4}, {0.1, 6},  {0.2, 8},  {0.3, 12}, {0.5, 16},
-                                               {0.7, 24}, {1.0, 48}, {1.5, 96}, {2.0, 128}};
+                                               {0.7, 24}, {1.0, 48}, {1.5, 96}, {2.0, 128}, {3.0, 192}};
   return t;
 }
 
