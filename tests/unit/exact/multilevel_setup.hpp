@@ -2,12 +2,18 @@
 // The multilevel model and data of the exact method's unit tests (support/multilevel_fixture.hpp):
 // a factor "a" with intercept and two slopes, correlated or independent, crossed with a factor "b"
 // of varying intercepts; every likelihood; the centred intercept prior or alpha's own.
+#include <cmath>
+#include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
 
+#include "common/logger.hpp"
 #include "exact_fixtures.hpp"
+#include "inference/exact/exact_vi.hpp"
+#include "inference/rng/normal_stream.hpp"
 #include "models/expected_log_joint.hpp"
+#include "models/log_joint.hpp"
 #include "support/multilevel_fixture.hpp"
 
 namespace bvi::test {
@@ -69,5 +75,56 @@ struct Setup {
     expected = std::make_unique<models::ExpectedLogJoint<double>>(model, view, *reducer, 5);
   }
 };
+
+// E_q log p(theta, y) by Monte Carlo, against which the exact expectations are checked: S draws
+// zeta = transform(eps) (eps S x P from the seed's normal stream) through the batched log joint;
+// their mean and its standard error.
+struct MonteCarloMean {
+  double mean = 0, se = 0;
+};
+
+template <class Transform>
+MonteCarloMean monte_carlo_log_joint(Setup& s, Eigen::Index S, std::uint64_t seed, Transform&& transform) {
+  const Eigen::Index P = s.model.dim();
+  Eigen::MatrixXd eps(S, P), zeta(S, P);
+  rng::standard_normal(seed, rng::Purpose::elbo, 2, 0, eps);
+  transform(eps, zeta);
+  models::LogJoint<double> lj(s.model, s.view, *s.reducer);
+  Eigen::VectorXd lp(S);
+  lj.evaluate(zeta, lp, nullptr, models::Scale::unconstrained);
+  MonteCarloMean out;
+  out.mean = lp.mean();
+  out.se = std::sqrt((lp.array() - out.mean).square().sum() / double(S - 1) / double(S));
+  return out;
+}
+
+// The same for a dense (Cholesky) or meanfield GaussianQ.
+inline MonteCarloMean monte_carlo_log_joint(Setup& s, const vi::GaussianQ& q, Eigen::Index S, std::uint64_t seed) {
+  return monte_carlo_log_joint(s, S, seed, [&q](const Eigen::MatrixXd& eps, Eigen::MatrixXd& zeta) {
+    if (q.dense)
+      zeta = (eps * q.chol.transpose()).rowwise() + q.mean.transpose();
+    else
+      zeta = (eps.array().rowwise() * q.sd.transpose().array()).matrix().rowwise() + q.mean.transpose();
+  });
+}
+
+// The exact method's optima of one setup under dense fullrank and the sparse family, run to a
+// residual of 1e-10 (the sparse family must reach fullrank's).
+struct DenseAndSparse {
+  vi::ExactResult dense, sparse;
+};
+
+inline DenseAndSparse fit_dense_and_sparse(Setup& s) {
+  NullLogger log;
+  vi::ExactOptions o;
+  o.max_iterations = 300;
+  o.tol_grad = 1e-10;
+  o.dense = true;
+  DenseAndSparse out{vi::run_exact(*s.expected, s.expected->initial_mean(), o, log, nullptr, {}), {}};
+  o.dense = false;
+  o.sparse = true;
+  out.sparse = vi::run_exact(*s.expected, s.expected->initial_mean(), o, log, nullptr, {});
+  return out;
+}
 
 }  // namespace bvi::test

@@ -9,9 +9,6 @@
 #include <cmath>
 #include <random>
 
-#include "common/logger.hpp"
-#include "inference/exact/exact_vi.hpp"
-#include "inference/rng/normal_stream.hpp"
 #include "multilevel_setup.hpp"
 #include "sparse_q.hpp"
 
@@ -41,18 +38,8 @@ TEST_CASE("two correlated effects: the prior term is exact, and the value is the
       const vi::GaussianQ q = test::random_q(P, dense, 23, 0.25);
       const double e = s.expected->evaluate(q, nullptr);
       CHECK(s.expected->value_se() == 0.0);
-      const Index S = 60000;
-      Eigen::MatrixXd eps(S, P), zeta(S, P);
-      rng::standard_normal(79, rng::Purpose::elbo, 2, 0, eps);
-      if (dense)
-        zeta = (eps * q.chol.transpose()).rowwise() + q.mean.transpose();
-      else
-        zeta = (eps.array().rowwise() * q.sd.transpose().array()).matrix().rowwise() + q.mean.transpose();
-      models::LogJoint<double> lj(s.model, s.view, *s.reducer);
-      Eigen::VectorXd lp(S);
-      lj.evaluate(zeta, lp, nullptr, models::Scale::unconstrained);
-      const double mc = lp.mean();
-      const double se = std::sqrt((lp.array() - mc).square().sum() / double(S - 1) / double(S));
+      const test::MonteCarloMean draws = test::monte_carlo_log_joint(s, q, 60000, 79);
+      const double mc = draws.mean, se = draws.se;
       INFO("exact " << e << ", Monte Carlo " << mc << " +- " << se);
       CHECK(std::abs(e - mc) <= 4.5 * se);
     }
@@ -131,15 +118,8 @@ TEST_CASE("two correlated effects: the sparse optimum is fullrank's") {
   for (const char* lik : {"bernoulli_logit", "normal"}) {
     INFO(lik);
     Setup s = two_effects(lik);
-    NullLogger log;
-    vi::ExactOptions o;
-    o.max_iterations = 300;
-    o.tol_grad = 1e-10;
-    o.dense = true;
-    const vi::ExactResult dense = vi::run_exact(*s.expected, s.expected->initial_mean(), o, log, nullptr, {});
-    o.dense = false;
-    o.sparse = true;
-    const vi::ExactResult sparse = vi::run_exact(*s.expected, s.expected->initial_mean(), o, log, nullptr, {});
+    const test::DenseAndSparse fits = test::fit_dense_and_sparse(s);
+    const vi::ExactResult &dense = fits.dense, &sparse = fits.sparse;
     REQUIRE(dense.run.converged);
     REQUIRE(sparse.run.converged);
     const Eigen::VectorXd sd = dense.run.q->marginal_sd();

@@ -18,7 +18,6 @@
 #include "exact_fixtures.hpp"
 #include "inference/exact/exact_vi.hpp"
 #include "inference/families/structured.hpp"
-#include "inference/rng/normal_stream.hpp"
 #include "multilevel_setup.hpp"
 #include "support/multilevel_fixture.hpp"
 
@@ -86,18 +85,8 @@ TEST_CASE("multilevel exact expected log joint equals a Monte Carlo average of t
         const Eigen::Index P = s.model.dim();
         const vi::GaussianQ q = test::random_q(P, dense, 23, 0.2);
         const double e = s.expected->evaluate(q, nullptr);
-        const Eigen::Index S = 40000;
-        Eigen::MatrixXd eps(S, P), zeta(S, P);
-        rng::standard_normal(77, rng::Purpose::elbo, 2, 0, eps);
-        if (dense)
-          zeta = (eps * q.chol.transpose()).rowwise() + q.mean.transpose();
-        else
-          zeta = (eps.array().rowwise() * q.sd.transpose().array()).matrix().rowwise() + q.mean.transpose();
-        models::LogJoint<double> lj(s.model, s.view, *s.reducer);
-        Eigen::VectorXd lp(S);
-        lj.evaluate(zeta, lp, nullptr, models::Scale::unconstrained);
-        const double mc = lp.mean();
-        const double se = std::sqrt((lp.array() - mc).square().sum() / double(S - 1) / double(S));
+        const test::MonteCarloMean draws = test::monte_carlo_log_joint(s, q, 40000, 77);
+        const double mc = draws.mean, se = draws.se;
         const double saa = s.expected->value_se();
         INFO("exact " << e << ", Monte Carlo " << mc << " +- " << se << ", sample-average terms +- " << saa);
         CHECK(std::abs(e - mc) <= 4.5 * std::sqrt(se * se + saa * saa));
@@ -239,15 +228,9 @@ TEST_CASE("structured q: the expected log joint equals a Monte Carlo average of 
     // Draws through the family's own transform.
     vi::Structured family(P, parent);
     family.params() << q.mean, q.sd.array().log().matrix(), q.b;
-    const Eigen::Index S = 40000;
-    Eigen::MatrixXd eps(S, P), zeta(S, P);
-    rng::standard_normal(79, rng::Purpose::elbo, 2, 0, eps);
-    family.transform(eps, zeta);
-    models::LogJoint<double> lj(s.model, s.view, *s.reducer);
-    Eigen::VectorXd lp(S);
-    lj.evaluate(zeta, lp, nullptr, models::Scale::unconstrained);
-    const double mc = lp.mean();
-    const double se = std::sqrt((lp.array() - mc).square().sum() / double(S - 1) / double(S));
+    const test::MonteCarloMean draws = test::monte_carlo_log_joint(
+        s, 40000, 79, [&family](const Eigen::MatrixXd& eps, Eigen::MatrixXd& zeta) { family.transform(eps, zeta); });
+    const double mc = draws.mean, se = draws.se;
     INFO("exact " << e << ", Monte Carlo " << mc << " +- " << se);
     CHECK(std::abs(e - mc) <= 4.5 * se);
     // The family's marginal sds and covariance are those q's accessors give.

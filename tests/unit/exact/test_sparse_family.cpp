@@ -11,8 +11,6 @@
 #include <cmath>
 #include <random>
 
-#include "common/logger.hpp"
-#include "inference/exact/exact_vi.hpp"
 #include "inference/families/sparse_precision.hpp"
 #include "models/sparse_pattern.hpp"
 #include "multilevel_setup.hpp"
@@ -68,15 +66,8 @@ TEST_CASE("sparse family: the exact optimizer reaches dense fullrank's optimum")
   for (const char* lik : {"bernoulli_logit", "poisson_log", "normal"}) {
     INFO(lik);
     Setup s(lik, false, true);
-    NullLogger log;
-    vi::ExactOptions o;
-    o.max_iterations = 300;
-    o.tol_grad = 1e-10;
-    o.dense = true;
-    const vi::ExactResult dense = vi::run_exact(*s.expected, s.expected->initial_mean(), o, log, nullptr, {});
-    o.dense = false;
-    o.sparse = true;
-    const vi::ExactResult sparse = vi::run_exact(*s.expected, s.expected->initial_mean(), o, log, nullptr, {});
+    const test::DenseAndSparse fits = test::fit_dense_and_sparse(s);
+    const vi::ExactResult &dense = fits.dense, &sparse = fits.sparse;
     REQUIRE(dense.run.converged);
     REQUIRE(sparse.run.converged);
     CHECK(sparse.run.q->name() == "sparse");
