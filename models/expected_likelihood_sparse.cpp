@@ -16,6 +16,26 @@
 
 namespace bvi::models {
 
+namespace {
+
+// Row r's covariate of effect k of a factor: 1 for its intercept, else the slope's value.
+template <class T>
+inline double effect_covariate(const data::GroupData<T>& gd, Index r, Index k) {
+  if (gd.intercept) {
+    if (k == 0) return 1.0;
+    --k;
+  }
+  return static_cast<double>(gd.slopes(r, k));
+}
+
+// All K of them into z.
+template <class T>
+inline void effect_covariates(const data::GroupData<T>& gd, Index r, Index K, double* z) {
+  for (Index k = 0; k < K; ++k) z[k] = effect_covariate(gd, r, k);
+}
+
+}  // namespace
+
 template <class T>
 void ExpectedLikelihood<T>::pack_chunks(const vi::BlockPattern& pattern) {
   const std::size_t F = factors_.size(), NP = pattern.pairs().size();
@@ -231,13 +251,12 @@ void ExpectedLikelihood<T>::sparse_chunk(int thread, Index chunk, double* partia
     // block), with each other (the within block) and with u.
     for (std::size_t f = 0; f < factors_.size(); ++f) {
       const data::GroupData<T>& gd = *factors_[f].data;
-      const Index K = factors_[f].effects, S = gd.slopes.cols(), first = gd.intercept ? 1 : 0;
+      const Index K = factors_[f].effects;
       double* z = s.z.data();
       for (Index i = 0; i < n; ++i) {
         const Index g = gd.level[static_cast<std::size_t>(r0 + i)];
         const Index base = factors_[f].des_offset + g * K;
-        if (gd.intercept) z[0] = 1.0;
-        for (Index k = 0; k < S; ++k) z[first + k] = static_cast<double>(gd.slopes(r0 + i, k));
+        effect_covariates(gd, r0 + i, K, z);
         const double* cross = sigma + pat.cross_block(f, g);
         const double* within = sigma + pat.within_block(f, g);
         double m = 0.0, v = 0.0, c = 0.0;
@@ -268,10 +287,9 @@ void ExpectedLikelihood<T>::sparse_chunk(int thread, Index chunk, double* partia
         const double* blk = sigma + pat.pair_block(p, row_pair_[p][r]);
         double t = 0.0;
         for (Index u = 0; u < K1; ++u) {
-          const double z1 = u == 0 && d1.intercept ? 1.0 : static_cast<double>(d1.slopes(r0 + i, u - (d1.intercept ? 1 : 0)));
+          const double z1 = effect_covariate(d1, r0 + i, u);
           for (Index w = 0; w < K2; ++w) {
-            const double z2 =
-                w == 0 && d2.intercept ? 1.0 : static_cast<double>(d2.slopes(r0 + i, w - (d2.intercept ? 1 : 0)));
+            const double z2 = effect_covariate(d2, r0 + i, w);
             t += z1 * z2 * blk[u * K2 + w];
           }
         }
@@ -295,13 +313,12 @@ void ExpectedLikelihood<T>::sparse_chunk(int thread, Index chunk, double* partia
                                                                   s.g_lin.data(), lin);
     for (std::size_t f = 0; f < factors_.size(); ++f) {
       const data::GroupData<T>& gd = *factors_[f].data;
-      const Index K = factors_[f].effects, S = gd.slopes.cols(), first = gd.intercept ? 1 : 0;
+      const Index K = factors_[f].effects;
       double* z = s.z.data();
       for (Index i = 0; i < n; ++i) {
         const Index g = gd.level[static_cast<std::size_t>(r0 + i)];
         const Index base = factors_[f].des_offset + g * K;
-        if (gd.intercept) z[0] = 1.0;
-        for (Index k = 0; k < S; ++k) z[first + k] = static_cast<double>(gd.slopes(r0 + i, k));
+        effect_covariates(gd, r0 + i, K, z);
         // The group's packed block: its K x K within block, then its K x n cross block.
         double* within = packed + row_block_[f][static_cast<std::size_t>(r0 + i)];
         double* cross = within + K * K;
@@ -326,10 +343,9 @@ void ExpectedLikelihood<T>::sparse_chunk(int thread, Index chunk, double* partia
         const std::size_t r = static_cast<std::size_t>(r0 + i);
         double* blk = packed + pair_block_[p][r];
         for (Index u = 0; u < K1; ++u) {
-          const double z1 = u == 0 && d1.intercept ? 1.0 : static_cast<double>(d1.slopes(r0 + i, u - (d1.intercept ? 1 : 0)));
+          const double z1 = effect_covariate(d1, r0 + i, u);
           for (Index w = 0; w < K2; ++w) {
-            const double z2 =
-                w == 0 && d2.intercept ? 1.0 : static_cast<double>(d2.slopes(r0 + i, w - (d2.intercept ? 1 : 0)));
+            const double z2 = effect_covariate(d2, r0 + i, w);
             blk[u * K2 + w] += s.dv[i] * z1 * z2;
           }
         }
