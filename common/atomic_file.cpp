@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/errno_text.hpp"
 #include "common/error.hpp"
 
 namespace bvi {
@@ -14,10 +15,6 @@ namespace bvi {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string errno_text() {
-  return std::strerror(errno);
-}
 
 void write_all(int fd, const std::string& path, const std::string& content) {
   const char* p = content.data();

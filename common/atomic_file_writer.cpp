@@ -7,19 +7,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/errno_text.hpp"
 #include "common/error.hpp"
 
 namespace bvi {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string errno_text() {
-  return std::strerror(errno);
-}
-
-}  // namespace
 
 AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
   std::error_code ec;

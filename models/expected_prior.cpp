@@ -10,6 +10,7 @@
 #include "inference/ad/ops/grouped_multi_normal_lpdf.hpp"
 #include "inference/ad/ops/lkj_corr_cholesky_lpdf.hpp"
 #include "inference/exact/cholesky_adjoint.hpp"
+#include "inference/math/constants.hpp"
 #include "inference/quadrature/gauss_hermite.hpp"
 #include "inference/rng/normal_stream.hpp"
 
@@ -17,7 +18,7 @@ namespace bvi::models {
 
 namespace {
 
-constexpr double kHalfLog2Pi = 0.91893853320467274178;
+using bvi::math::kHalfLog2Pi;
 constexpr int kMaxGridPoints = 256;
 
 bool any_constrained(const std::vector<ad::ColumnTransform>& t, Index offset, Index size) {

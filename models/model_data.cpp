@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "common/error.hpp"
+#include "common/number_text.hpp"
 #include "inference/reduce/chunk_reducer.hpp"
 #include "inference/reduce/collective_error.hpp"
 #include "models/chunk_stats.hpp"
@@ -25,12 +26,6 @@
 namespace bvi::models {
 
 namespace {
-
-std::string shortest(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
 
 // The likelihood's checks of the response (and of the response against its trials), without a
 // model: a likelihood built on a layout of its own parameters and an empty beta.
@@ -324,7 +319,7 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
               file_line(path, 1),
               "feature " +
                   data::quoted_excerpt(design.variables[static_cast<std::size_t>(r.numeric_vars[j])].name) +
-                  " is constant (every value is " + shortest(s.min[j]) + "), so it cannot be standardized");
+                  " is constant (every value is " + shortest_text(s.min[j]) + "), so it cannot be standardized");
     });
     data::apply_standardization(table.numeric, s.mean, s.sd);
     for (Eigen::Index j = 0; j < table.numeric.cols(); ++j) {

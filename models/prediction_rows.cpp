@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "common/error.hpp"
+#include "common/number_text.hpp"
 #include "models/data/csv_reader.hpp"
 #include "models/data/dataset.hpp"
 #include "models/data/parse_number.hpp"
@@ -19,9 +20,7 @@ namespace {
 std::string canonical_number(const std::string& label) {
   double v = 0;
   if (data::parse_number(label, v) != data::NumberStatus::ok) return label;
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v + 0.0);
-  return std::string(buf, r.ptr);
+  return shortest_text(v);
 }
 
 std::string list(const std::vector<std::string>& v, std::size_t max = 8) {

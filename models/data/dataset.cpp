@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "common/error.hpp"
+#include "common/number_text.hpp"
 #include "models/data/csv_reader.hpp"
 #include "models/data/standardize.hpp"
 #include "models/data/text_excerpt.hpp"
@@ -30,12 +31,6 @@ std::string did_you_mean(const std::string& name, const std::vector<std::string>
   for (const std::string& c : columns)
     if (fold(c) == want) return " (did you mean " + quoted_excerpt(c) + "?)";
   return "";
-}
-
-std::string shortest(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
 }
 
 }  // namespace
@@ -102,11 +97,11 @@ ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec) {
 
 std::string check_trials(double v) {
   return v >= 0.0 && std::floor(v) == v ? std::string()
-                                        : "trials must be a non-negative integer, got " + shortest(v);
+                                        : "trials must be a non-negative integer, got " + shortest_text(v);
 }
 
 std::string check_exposure(double v) {
-  return v > 0.0 ? std::string() : "exposure must be positive, got " + shortest(v);
+  return v > 0.0 ? std::string() : "exposure must be positive, got " + shortest_text(v);
 }
 
 template <class T>
@@ -167,7 +162,7 @@ Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::o
       if (stats.constant(j))
         throw data_error(file_line(spec.path, 1),
                          "feature " + quoted_excerpt(d.feature_names[static_cast<std::size_t>(j)]) +
-                             " is constant (every value is " + shortest(stats.min[j]) +
+                             " is constant (every value is " + shortest_text(stats.min[j]) +
                              "), so it cannot be standardized");
     apply_standardization(d.x, stats.mean, stats.sd);
     d.center = stats.mean;

@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "common/number_text.hpp"
 #include "models/data/parse_number.hpp"
 
 namespace bvi::data {
@@ -22,12 +23,6 @@ std::uint64_t get_u64(const std::string& in, std::size_t& at) {
   std::memcpy(&v, in.data() + at, sizeof v);
   at += sizeof v;
   return v;
-}
-
-std::string shortest(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v + 0.0);  // + 0.0: -0 is 0
-  return std::string(buf, r.ptr);
 }
 
 }  // namespace
@@ -81,7 +76,7 @@ std::vector<ColumnLevels> gather_levels(const std::vector<LevelDictionary>& loca
       for (const auto& [l, v] : value) values.push_back(v + 0.0);
       std::sort(values.begin(), values.end());
       values.erase(std::unique(values.begin(), values.end()), values.end());
-      for (double v : values) lv.names.push_back(shortest(v));
+      for (double v : values) lv.names.push_back(shortest_text(v));
       for (const auto& [l, v] : value)
         index_of[l] = static_cast<std::int32_t>(std::lower_bound(values.begin(), values.end(), v + 0.0) -
                                                 values.begin());

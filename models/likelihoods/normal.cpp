@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "inference/ad/ad.hpp"
+#include "inference/math/constants.hpp"
 #include <cmath>
 
 namespace bvi::models {
@@ -45,7 +46,7 @@ ad::Var NormalLikelihood::log_lik(const ad::Var& params, const DataBlock<float>&
 //   d/dmean = A r,  d/dvar = -A/2,  d/dc = -2 A r,  d/du_mean = -1 + A Q,  d/du_var = -A Q.
 void NormalLikelihood::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
                                         quadrature::ExpectationScratch&) const {
-  constexpr double kHalfLog2Pi = 0.91893853320467274178;
+  using bvi::math::kHalfLog2Pi;
   const double A = std::exp(-2.0 * eta.u_mean + 2.0 * eta.u_var);
   double du_mean = 0.0, du_var = 0.0;
   for (Index i = 0; i < eta.rows; ++i) {

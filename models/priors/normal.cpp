@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "inference/ad/ops/normal_lpdf.hpp"
+#include "inference/math/constants.hpp"
 #include "models/priors/prior_family.hpp"
 
 namespace bvi::models {
@@ -13,7 +14,7 @@ ad::Var normal_log_density(const ad::Var& x, const ad::Var* h) {
 // E log N(x | loc, scale) for x ~ N(m, v): -((m - loc)^2 + v)/(2 scale^2) - log scale - log(2 pi)/2.
 void normal_expectation(const double* m, const double* v, Eigen::Index n, const double* const* h,
                         const Eigen::Index* hs, double* value, double* d_mean, double* d_var) {
-  constexpr double kHalfLog2Pi = 0.91893853320467274178;
+  using bvi::math::kHalfLog2Pi;
   for (Eigen::Index j = 0; j < n; ++j) {
     const double loc = h[0][hs[0] == 1 ? 0 : j], scale = h[1][hs[1] == 1 ? 0 : j];
     const double prec = 1.0 / (scale * scale), d = m[j] - loc;

@@ -6,6 +6,7 @@
 
 #include "inference/ad/math/cholesky_corr.hpp"
 #include "inference/ad/tape.hpp"
+#include "inference/math/constants.hpp"
 
 namespace bvi::ad {
 
@@ -33,7 +34,7 @@ inline double value(const ColumnTransform& t, double u) {
 
 // log(1 - tanh(u)^2) = 2 (log 2 - |u| - log(1 + e^(-2|u|))), which does not round to log 0.
 inline double log1m_tanh_sq(double u) {
-  constexpr double kLog2 = 0.69314718055994530942;
+  using bvi::math::kLog2;
   const double a = std::abs(u);
   return 2.0 * (kLog2 - a - std::log1p(std::exp(-2.0 * a)));
 }

@@ -64,7 +64,7 @@ Var grouped_multi_normal_lpdf(const Var& r, const Var& sd, const Var& L_free) {
       forward_solve(L, K, x, w);
       for (Index k = 0; k < K; ++k) quad += w[k] * w[k];
     }
-    o[s] = valid ? -dG * (dK * math::kLogSqrt2Pi + log_det) - 0.5 * quad
+    o[s] = valid ? -dG * (dK * bvi::math::kLogSqrt2Pi + log_det) - 0.5 * quad
                  : std::numeric_limits<double>::quiet_NaN();
   }
   if (out.has_adj()) {

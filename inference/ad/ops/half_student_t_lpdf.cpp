@@ -5,11 +5,12 @@
 
 #include "inference/ad/ops/elementwise_lpdf.hpp"
 #include "inference/ad/ops/student_t_kernel.hpp"
+#include "inference/math/constants.hpp"
 
 namespace bvi::ad {
 
 namespace {
-constexpr double kLog2 = 0.69314718055994530942;
+using bvi::math::kLog2;
 }
 
 Var half_student_t_lpdf(const Var& x, const Var& df, const Var& scale) {

@@ -4,11 +4,12 @@
 #include <limits>
 
 #include "inference/ad/ops/elementwise_lpdf.hpp"
+#include "inference/math/constants.hpp"
 
 namespace bvi::ad {
 
 namespace {
-constexpr double kLog2 = 0.69314718055994530942;
+using bvi::math::kLog2;
 }
 
 Var laplace_lpdf(const Var& x, const Var& loc, const Var& scale) {

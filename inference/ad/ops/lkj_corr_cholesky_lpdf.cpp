@@ -6,6 +6,7 @@
 
 #include "inference/ad/math/cholesky_corr.hpp"
 #include "inference/ad/tape.hpp"
+#include "inference/math/constants.hpp"
 
 namespace bvi::ad {
 
@@ -23,7 +24,7 @@ double coefficient(Index i, Index K, double eta) {
 }  // namespace
 
 double lkj_log_normalizer(double eta, Index K) {
-  constexpr double kLog2 = 0.69314718055994530942;
+  using bvi::math::kLog2;
   double c = 0.0;
   for (Index k = 1; k < K; ++k) {
     const double Kk = static_cast<double>(K - k);

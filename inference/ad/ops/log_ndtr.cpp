@@ -14,9 +14,9 @@ Var log_ndtr(const Var& x) {
   // The derivative shares the value's erfc, so it is saved now rather than recomputed.
   double* d = x.has_adj() ? tape.scratch(n) : nullptr;
   if (d)
-    for (Index i = 0; i < n; ++i) yv[i] = math::log_ndtr(xv[i], &d[i]);
+    for (Index i = 0; i < n; ++i) yv[i] = bvi::math::log_ndtr(xv[i], &d[i]);
   else
-    for (Index i = 0; i < n; ++i) yv[i] = math::log_ndtr(xv[i]);
+    for (Index i = 0; i < n; ++i) yv[i] = bvi::math::log_ndtr(xv[i]);
   if (y.has_adj())
     tape.on_backward(
         [x, y, d] { x.adj() += y.adj() * Eigen::Map<const Eigen::ArrayXXd>(d, x.rows(), x.cols()); });

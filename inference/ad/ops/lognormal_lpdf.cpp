@@ -4,11 +4,12 @@
 #include <limits>
 
 #include "inference/ad/ops/elementwise_lpdf.hpp"
+#include "inference/math/constants.hpp"
 
 namespace bvi::ad {
 
 namespace {
-constexpr double kHalfLog2Pi = 0.91893853320467274178;  // log(2 pi)/2
+using bvi::math::kHalfLog2Pi;
 }
 
 Var lognormal_lpdf(const Var& x, const Var& loc, const Var& scale) {

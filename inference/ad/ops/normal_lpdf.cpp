@@ -5,11 +5,12 @@
 
 #include "inference/ad/broadcast.hpp"
 #include "inference/ad/tape.hpp"
+#include "inference/math/constants.hpp"
 
 namespace bvi::ad {
 
 namespace {
-constexpr double kHalfLog2Pi = 0.91893853320467274178;  // 0.5 * log(2 pi)
+using bvi::math::kHalfLog2Pi;
 }
 
 Var normal_lpdf(const Var& y, const Var& mu, const Var& sigma) {
