@@ -6,6 +6,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/ad_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_ad_check {
+
 using namespace bvi;
 using bvi::test::arr;
 using bvi::test::check_op;
@@ -28,3 +31,5 @@ TEST_CASE("check_op: a wrong gradient fails" * doctest::should_fail()) {
 TEST_CASE("check_op: the same op against its own formula passes") {
   check_op("exp", exp_op, [](const test::Arrays& x) { return x[0].exp(); }, {kPoint});
 }
+
+}  // namespace test_ad_check

@@ -12,6 +12,9 @@
 #include "inference/ad/packet_log1p.hpp"
 #include "support/ad_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_bernoulli_logit_glm {
+
 // Eigen's packet types as template arguments: see bernoulli_logit_glm.cpp.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wignored-attributes"
@@ -180,3 +183,5 @@ TEST_CASE("packet_log1p_unit matches std::log1p on [0, 1]") {
   ei::pstore(outd, ad::packet_log1p_unit(ei::pload<PacketD>(ind)));
   CHECK(std::isnan(outd[0]));
 }
+
+}  // namespace test_bernoulli_logit_glm

@@ -10,6 +10,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/ad_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_cholesky_corr {
+
 using namespace bvi;
 using bvi::test::arr;
 
@@ -127,3 +130,5 @@ TEST_CASE("cholesky_corr: valid factors far out, and a block cut short throws") 
   Eigen::MatrixXd u5 = Eigen::MatrixXd::Zero(1, 5), x5(1, 5);
   CHECK_THROWS_AS(ad::constrain_values(u5, late, x5), std::invalid_argument);
 }
+
+}  // namespace test_cholesky_corr

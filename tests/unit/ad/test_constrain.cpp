@@ -5,6 +5,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/ad_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_constrain {
+
 using namespace bvi;
 using bvi::test::arr;
 
@@ -75,3 +78,5 @@ TEST_CASE("constraint transforms: values, log-Jacobian and gradients") {
   CHECK(y(0, 4) <= 1.0);
   CHECK(y(0, 5) >= -3.0);
 }
+
+}  // namespace test_constrain

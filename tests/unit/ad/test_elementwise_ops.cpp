@@ -7,6 +7,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/ad_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_elementwise_ops {
+
 using namespace bvi;
 using bvi::test::arr;
 using bvi::test::check_op;
@@ -86,3 +89,5 @@ TEST_CASE("log_sigmoid is stable in both directions") {
   tape.backward(y);
   CHECK(g(0) == 1.0);  // d/dx log sigmoid(x) = sigmoid(-x) -> 1
 }
+
+}  // namespace test_elementwise_ops

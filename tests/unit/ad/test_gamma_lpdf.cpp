@@ -7,6 +7,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/lpdf_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_gamma_lpdf {
+
 using namespace bvi;
 using bvi::test::arr;
 using bvi::test::check_op;
@@ -54,3 +57,5 @@ TEST_CASE("gamma_lpdf: at x = 0 with shape 1 the value is log(rate) and d/dx = -
   CHECK(out.value() == doctest::Approx(std::log(2.0)).epsilon(1e-15));
   CHECK(gx == -2.0);
 }
+
+}  // namespace test_gamma_lpdf

@@ -11,6 +11,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/ad_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_glm_extra_eta {
+
 using namespace bvi;
 using bvi::test::check_op;
 
@@ -160,3 +163,5 @@ TEST_CASE("an extra term of the wrong shape throws") {
         [&](const test::Arrays& x) { return reference(f, b, x); }, in);
   }
 }
+
+}  // namespace test_glm_extra_eta

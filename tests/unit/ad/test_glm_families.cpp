@@ -12,6 +12,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/ad_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_glm_families {
+
 using namespace bvi;
 using bvi::test::check_op;
 
@@ -257,3 +260,5 @@ TEST_CASE("poisson_log_glm where exp(eta) overflows: -inf, never NaN; binomial a
     CHECK(a1.adj()(0, 0) == 0.0);
   }
 }
+
+}  // namespace test_glm_families

@@ -8,6 +8,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/ad_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_group_effects {
+
 using namespace bvi;
 using bvi::test::arr;
 using bvi::test::check_op;
@@ -113,3 +116,5 @@ TEST_CASE("group_effects throws for a level outside the factor and for a bad wid
   check_op("5 columns for K = 2", op<double>(k2, z1, m),
            [&](const test::Arrays& x) { return reference(k2, x, m); }, {Eigen::ArrayXXd::Random(2, 5)});
 }
+
+}  // namespace test_group_effects

@@ -16,6 +16,9 @@
 #include "inference/ad/math/cholesky_corr.hpp"
 #include "support/ad_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_group_priors {
+
 using namespace bvi;
 using bvi::test::check_op;
 using bvi::test::qnan;
@@ -214,3 +217,5 @@ TEST_CASE("the LKJ density on the unconstrained scale integrates to 1 (K = 3)") 
     CHECK(total * h * h * h == doctest::Approx(1.0).epsilon(1e-7));
   }
 }
+
+}  // namespace test_group_priors

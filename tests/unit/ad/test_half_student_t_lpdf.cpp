@@ -7,6 +7,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/lpdf_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_half_student_t_lpdf {
+
 using namespace bvi;
 using bvi::test::arr;
 using bvi::test::check_op;
@@ -43,3 +46,5 @@ TEST_CASE("half_student_t_lpdf: far tails, non-finite and invalid inputs") {
             arr({{1.0, 1.0, 1.0, 0.0, -1.0, qnan}})},
            test::values_only());
 }
+
+}  // namespace test_half_student_t_lpdf

@@ -7,6 +7,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/lpdf_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_laplace_lpdf {
+
 using namespace bvi;
 using bvi::test::arr;
 using bvi::test::check_op;
@@ -52,3 +55,5 @@ TEST_CASE("laplace_lpdf: tails and non-finite or invalid inputs") {
   check_op("invalid scale gives NaN", f, ref, {arr({{1.0}}), arr({{0.0}}), arr({{0.0, -1.0, qnan}})},
            test::values_only());
 }
+
+}  // namespace test_laplace_lpdf

@@ -5,6 +5,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/ad_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_linear_ops {
+
 using namespace bvi;
 using bvi::test::arr;
 using bvi::test::check_op;
@@ -147,3 +150,5 @@ TEST_CASE("a rewound tape reuses its memory") {
   CHECK(tape.arena().bytes_reserved() == reserved);
   CHECK(tape.arena().block_count() == blocks);
 }
+
+}  // namespace test_linear_ops

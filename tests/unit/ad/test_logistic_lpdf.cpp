@@ -6,6 +6,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/lpdf_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_logistic_lpdf {
+
 using namespace bvi;
 using bvi::test::arr;
 using bvi::test::check_op;
@@ -42,3 +45,5 @@ TEST_CASE("logistic_lpdf: tails where exp overflows, and non-finite or invalid i
   check_op("invalid scale gives NaN", f, ref, {arr({{1.0}}), arr({{0.0}}), arr({{0.0, -1.0, qnan}})},
            test::values_only());
 }
+
+}  // namespace test_logistic_lpdf

@@ -6,6 +6,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/ad_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_normal_lpdf {
+
 using namespace bvi;
 using bvi::test::arr;
 using bvi::test::check_op;
@@ -60,3 +63,5 @@ TEST_CASE("normal_lpdf with a bad scale gives NaN, not a throw") {
   check_op("non-finite y", f, ref, {arr({{inf, -inf, qnan}}), arr({{0.0}}), arr({{1.0}})},
            {1e-13, 1e-6, 1e-6, false});
 }
+
+}  // namespace test_normal_lpdf

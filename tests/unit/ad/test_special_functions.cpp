@@ -9,6 +9,9 @@
 
 #include "inference/ad/math/special_functions.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_special_functions {
+
 using namespace bvi::ad;
 
 namespace {
@@ -98,3 +101,5 @@ TEST_CASE("log1p_sq_div: log(1 + z^2/nu) without overflow") {
   CHECK(math::log1p_sq_div(1e200, 3.0) == doctest::Approx(400 * std::log(10.0) - std::log(3.0)).epsilon(1e-15));
   CHECK(math::log1p_sq_div(-std::numeric_limits<double>::infinity(), 3.0) == std::numeric_limits<double>::infinity());
 }
+
+}  // namespace test_special_functions

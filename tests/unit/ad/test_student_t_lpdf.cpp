@@ -8,6 +8,9 @@
 #include "inference/ad/ad.hpp"
 #include "support/lpdf_check.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_student_t_lpdf {
+
 using namespace bvi;
 using bvi::test::arr;
 using bvi::test::check_op;
@@ -72,3 +75,5 @@ TEST_CASE("student_t_lpdf: d/d df at a large df approaches the normal-limit expa
   CHECK(g == doctest::Approx(-(z * z * z * z - 2 * z * z - 1) / (4 * df * df)).epsilon(1e-4));
   CHECK(out.value() == doctest::Approx(-0.5 * z * z - 0.5 * std::log(2 * M_PI)).epsilon(1e-6));
 }
+
+}  // namespace test_student_t_lpdf

@@ -10,6 +10,9 @@
 #include "support/expect_error.hpp"
 #include "support/temp_dir.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_atomic_file_writer {
+
 using bvi::AtomicFileWriter;
 using bvi::ExitCode;
 
@@ -67,3 +70,5 @@ TEST_CASE("an output that cannot be made fails at once with exit code 73") {
   bvi::test::expect_error([&] { AtomicFileWriter w("/dev/null"); }, ExitCode::cant_create, "/dev/null",
                           "not a regular file");
 }
+
+}  // namespace test_atomic_file_writer

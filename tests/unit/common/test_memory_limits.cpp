@@ -7,6 +7,9 @@
 #include "common/memory_limits.hpp"
 #include "support/temp_dir.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_memory_limits {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -130,3 +133,5 @@ TEST_CASE("MemAvailable and this process's resident and mapped sizes") {
   CHECK(self.mapped >= self.resident);
   CHECK(self.peak_resident >= self.resident);
 }
+
+}  // namespace test_memory_limits

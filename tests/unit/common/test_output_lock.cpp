@@ -12,6 +12,9 @@
 #include "support/expect_error.hpp"
 #include "support/temp_dir.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_output_lock {
+
 using bvi::ExitCode;
 using bvi::OutputLock;
 
@@ -70,3 +73,5 @@ TEST_CASE("a lock file that cannot be created is an output error") {
   bvi::test::expect_error([&] { OutputLock l((dir.path() / "no/such/folder/.lock").string(), "out"); },
                           ExitCode::cant_create, "out", "cannot create the lock file");
 }
+
+}  // namespace test_output_lock

@@ -10,6 +10,9 @@
 #include "support/expect_error.hpp"
 #include "support/temp_dir.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_prepare_output {
+
 using bvi::ExitCode;
 using bvi::prepare_output_file;
 using bvi::test::expect_error;
@@ -57,3 +60,5 @@ TEST_CASE("a folder where files cannot be created") {
     ::chmod((dir.path() / "ro").c_str(), 0755);
   }
 }
+
+}  // namespace test_prepare_output

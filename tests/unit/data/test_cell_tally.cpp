@@ -10,6 +10,9 @@
 #include "support/expect_error.hpp"
 #include "support/temp_dir.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_cell_tally {
+
 using namespace bvi;
 
 TEST_CASE("CellTally: counts every cell, samples the first distinct texts") {
@@ -127,3 +130,5 @@ TEST_CASE("read_table: bytes no text CSV holds are errors at their line, in ever
   const std::string ctl = dir.write("ctl.csv", "y,x,g\n1,2,a\n2,\x01,b\n");
   test::expect_error([&] { read(ctl, spec); }, ExitCode::data, ctl + ":3", "control byte \\x01");
 }
+
+}  // namespace test_cell_tally

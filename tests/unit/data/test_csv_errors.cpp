@@ -11,6 +11,9 @@
 #include "support/expect_error.hpp"
 #include "support/temp_dir.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_csv_errors {
+
 using bvi::ExitCode;
 using bvi::data::DataSpec;
 using bvi::data::load_dataset;
@@ -187,3 +190,5 @@ TEST_CASE("a file that cannot be opened is exit code 66 at the path") {
   const std::string folder = dir.path().string();
   expect_error([&] { bvi::data::CsvReader reader(folder); }, ExitCode::no_input, folder, "is a directory");
 }
+
+}  // namespace test_csv_errors

@@ -13,6 +13,9 @@
 #include "models/data/row_matrix.hpp"
 #include "support/temp_dir.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_csv_reader {
+
 using bvi::data::CsvReader;
 using bvi::data::RecordStream;
 using bvi::data::RowIndex;
@@ -270,3 +273,5 @@ TEST_CASE("randomized round trip through every buffer size") {
     }
   }
 }
+
+}  // namespace test_csv_reader

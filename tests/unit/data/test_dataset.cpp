@@ -10,6 +10,9 @@
 #include "models/data/standardize.hpp"
 #include "support/temp_dir.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_dataset {
+
 using bvi::data::Dataset;
 using bvi::data::DataSpec;
 using bvi::data::load_dataset;
@@ -156,3 +159,5 @@ TEST_CASE("the seed data set, checked against its text") {
   // awk over the file: 43 of the 100 responses are 1.
   CHECK(d.y.sum() == 43);
 }
+
+}  // namespace test_dataset

@@ -5,6 +5,9 @@
 
 #include "models/data/levels.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_levels {
+
 using namespace bvi;
 
 TEST_CASE("gather_levels: byte order for text, numeric order for numbers") {
@@ -35,3 +38,5 @@ TEST_CASE("gather_combinations: the observed tuples in level order") {
   CHECK(names == std::vector<std::string>{"A:y", "A:z", "B:x"});
   CHECK(index == std::vector<std::int32_t>{2, 1, 2, 1, 0});
 }
+
+}  // namespace test_levels

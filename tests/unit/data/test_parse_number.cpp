@@ -7,6 +7,9 @@
 #include "models/data/parse_number.hpp"
 #include "models/data/text_excerpt.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_parse_number {
+
 using bvi::data::NumberStatus;
 using bvi::data::parse_number;
 using bvi::data::quoted_excerpt;
@@ -75,3 +78,5 @@ TEST_CASE("quoted_excerpt quotes, escapes control bytes and truncates on a chara
   const std::string accented = std::string(39, 'x') + "\xC3\xA9" + "yyyy";
   CHECK(quoted_excerpt(accented) == "'" + std::string(39, 'x') + "...'");
 }
+
+}  // namespace test_parse_number

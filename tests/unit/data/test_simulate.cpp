@@ -13,6 +13,9 @@
 #include "models/data/simulate.hpp"
 #include "models/data/simulated_csv.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_simulate {
+
 using namespace bvi::data;
 
 namespace {
@@ -225,3 +228,5 @@ TEST_CASE("rows outside the dataset are a programming error") {
   CHECK_THROWS_AS(simulate_block({10, 3, 1}, beta, 0, 1, block), std::invalid_argument);
   CHECK_THROWS_AS(write_simulated_csv({0, 2, 1}, 1, [](std::string_view) {}), std::invalid_argument);
 }
+
+}  // namespace test_simulate

@@ -10,6 +10,9 @@
 #include "support/expect_error.hpp"
 #include "support/temp_dir.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_table_reader {
+
 using namespace bvi;
 
 namespace {
@@ -67,3 +70,5 @@ TEST_CASE("read_table: present values that are bad are errors at their line") {
   const auto t = read(dir.write("d.csv", "y,x,g\n1,2, a\n1,2,a \n"));
   CHECK(t.levels[0].labels() == std::vector<std::string>{"a"});
 }
+
+}  // namespace test_table_reader

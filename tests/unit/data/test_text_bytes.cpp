@@ -8,6 +8,9 @@
 #include "models/data/text_bytes.hpp"
 #include "models/data/text_excerpt.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_text_bytes {
+
 using namespace bvi;
 using data::first_foreign_byte;
 
@@ -77,3 +80,5 @@ TEST_CASE("quoted_excerpt prints UTF-8 and escapes the rest, on one line") {
   const std::string long_text = std::string(39, 'a') + "\xc3\xa9" + "bbb";
   CHECK(data::quoted_excerpt(long_text) == "'" + std::string(39, 'a') + "...'");
 }
+
+}  // namespace test_text_bytes

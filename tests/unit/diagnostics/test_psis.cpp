@@ -17,6 +17,9 @@
 
 #include "inference/diagnostics/psis.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_psis {
+
 using namespace bvi::diagnostics;
 using Eigen::Index;
 using Eigen::VectorXd;
@@ -528,3 +531,5 @@ TEST_CASE("NaN or +inf log ratios: k = +inf and NaN weights") {
   }
   CHECK(std::string(to_string(ParetoStatus::non_finite_ratio)) == "NaN or +inf log ratio");
 }
+
+}  // namespace test_psis

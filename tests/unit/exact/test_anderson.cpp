@@ -7,6 +7,9 @@
 
 #include "inference/exact/anderson.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_anderson {
+
 using namespace bvi;
 
 namespace {
@@ -58,3 +61,5 @@ TEST_CASE("Anderson's history survives a checkpoint round trip bit for bit") {
   CHECK(next_a == next_b);
   CHECK_THROWS(b.set_state({3.0, 1.0, 0.5}));
 }
+
+}  // namespace test_anderson

@@ -7,6 +7,9 @@
 
 #include "inference/exact/cholesky_adjoint.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_cholesky_adjoint {
+
 using namespace bvi;
 
 TEST_CASE("cholesky_adjoint gives dF/dSigma for F a function of L = chol(Sigma)") {
@@ -37,3 +40,5 @@ TEST_CASE("cholesky_adjoint gives dF/dSigma for F a function of L = chol(Sigma)"
       CHECK(fd == doctest::Approx(analytic).epsilon(1e-7));
     }
 }
+
+}  // namespace test_cholesky_adjoint

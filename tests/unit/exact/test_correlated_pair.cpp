@@ -12,6 +12,9 @@
 #include "multilevel_setup.hpp"
 #include "sparse_q.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_correlated_pair {
+
 using namespace bvi;
 using Eigen::Index;
 using test::Setup;
@@ -127,3 +130,5 @@ TEST_CASE("two correlated effects: the sparse optimum is fullrank's") {
     CHECK(((sparse.run.q->marginal_sd() - sd).cwiseQuotient(sd)).cwiseAbs().maxCoeff() <= 1e-6);
   }
 }
+
+}  // namespace test_correlated_pair

@@ -12,6 +12,9 @@
 #include "exact_fixtures.hpp"
 #include "inference/rng/normal_stream.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_expected_log_joint {
+
 using namespace bvi;
 using test::PriorKind;
 
@@ -168,3 +171,5 @@ TEST_CASE("the exact expected log joint has the same bits for 1, 2 and 3 threads
       }
     }
 }
+
+}  // namespace test_expected_log_joint

@@ -21,6 +21,9 @@
 #include "multilevel_setup.hpp"
 #include "support/multilevel_fixture.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_expected_multilevel {
+
 using namespace bvi;
 using test::kLikelihoods;
 using test::Setup;
@@ -288,3 +291,5 @@ TEST_CASE("structured family: the exact optimizer stops where the ELBO is statio
     CHECK(worst < 1e-5);
   }
 }
+
+}  // namespace test_expected_multilevel

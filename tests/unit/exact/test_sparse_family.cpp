@@ -16,6 +16,9 @@
 #include "multilevel_setup.hpp"
 #include "sparse_q.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_sparse_family {
+
 using namespace bvi;
 using Eigen::Index;
 using test::kLikelihoods;
@@ -145,3 +148,5 @@ TEST_CASE("sparse family: the state a checkpoint keeps") {
   CHECK_FALSE(vi::exact_state_fits(state, 5, "sparse", 41));
   CHECK_FALSE(vi::exact_state_fits({3, 1, 0, 0, 0}, 5, "sparse", 40));
 }
+
+}  // namespace test_sparse_family

@@ -10,6 +10,9 @@
 #include "support/gaussian_target.hpp"
 #include "support/recording_logger.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_advi {
+
 using namespace bvi;
 
 namespace {
@@ -149,3 +152,5 @@ TEST_CASE("non-finite draws are redrawn, and a density that is never finite fail
     CHECK(std::string(e.what()).find("not finite") != std::string::npos);
   }
 }
+
+}  // namespace test_advi

@@ -11,6 +11,9 @@
 #include "inference/checkpoint.hpp"
 #include "support/expect_error.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_checkpoint {
+
 using bvi::ExitCode;
 using bvi::test::expect_error;
 using bvi::vi::AdviState;
@@ -248,3 +251,5 @@ TEST_CASE("an exact-method state is checked against the sizes run_exact reads") 
   s.optimizer_state.resize(8 + 6 * 4, 0.25);
   check_resumable(s, tied, 2, kWhere);
 }
+
+}  // namespace test_checkpoint

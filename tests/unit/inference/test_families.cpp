@@ -9,6 +9,9 @@
 #include "inference/rng/normal_stream.hpp"
 #include "support/gaussian_target.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_families {
+
 using namespace bvi;
 
 namespace {
@@ -89,3 +92,5 @@ TEST_CASE("entropy and log density carry every constant") {
   const double ref = -std::log(2 * M_PI) - 0.5 * std::log(cov.determinant()) - 0.5 * d.dot(cov.inverse() * d);
   CHECK(lq[0] == doctest::Approx(ref).epsilon(1e-13));
 }
+
+}  // namespace test_families

@@ -11,6 +11,9 @@
 #include "models/log_joint.hpp"
 #include "models/spec/config_schema.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_memory_estimate {
+
 using bvi::vi::estimate_memory;
 using bvi::vi::MemoryEstimate;
 using bvi::vi::Phase;
@@ -258,3 +261,5 @@ TEST_CASE("every method the config accepts has its terms, with each family") {
   s.method = "no_such_method";
   CHECK_THROWS_AS(estimate_memory(s), std::invalid_argument);
 }
+
+}  // namespace test_memory_estimate

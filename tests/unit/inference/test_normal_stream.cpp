@@ -8,6 +8,9 @@
 
 #include "inference/rng/normal_stream.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_normal_stream {
+
 using namespace bvi;
 using rng::Purpose;
 
@@ -64,3 +67,5 @@ TEST_CASE("the draws are standard normal") {
   const double corr = ((z.col(0).array() - z.col(0).mean()) * (z.col(1).array() - z.col(1).mean())).mean();
   CHECK(std::abs(corr) < 5 / std::sqrt(double(S)));
 }
+
+}  // namespace test_normal_stream

@@ -8,6 +8,9 @@
 #include "inference/optimizers/sgd.hpp"
 #include "inference/stopping_rule.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_optimizers {
+
 using namespace bvi;
 
 TEST_CASE("sgd ascends by learning_rate times the gradient") {
@@ -85,3 +88,5 @@ TEST_CASE("stopping rule: Stan's circular buffer of relative changes") {
   CHECK(med.converged());
   CHECK(med.reason() == "median");
 }
+
+}  // namespace test_optimizers

@@ -9,6 +9,9 @@
 #include "inference/families/meanfield.hpp"
 #include "inference/posterior_summary.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_posterior_summary {
+
 using namespace bvi;
 
 namespace {
@@ -93,3 +96,5 @@ TEST_CASE("summarize_parameters: quantiles through the transform, upper bounds r
   CHECK(out[2].q05 < out[2].q50);
   CHECK(out[2].q50 < out[2].q95);
 }
+
+}  // namespace test_posterior_summary

@@ -8,6 +8,9 @@
 
 #include "inference/rng/uniform_stream.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_uniform_stream {
+
 using namespace bvi;
 using rng::Purpose;
 
@@ -41,3 +44,5 @@ TEST_CASE("the draws are uniform on (0, 1]") {
     d = std::max({d, std::abs(v[i] - i / n), std::abs(v[i] - (i + 1) / n)});
   CHECK(d < 1.95 / std::sqrt(n));  // KS at the 0.1 % level
 }
+
+}  // namespace test_uniform_stream

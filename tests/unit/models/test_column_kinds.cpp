@@ -6,6 +6,9 @@
 #include "models/design/column_kinds.hpp"
 #include "support/expect_error.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_column_kinds {
+
 using namespace bvi;
 using models::design::ColumnKind;
 using models::design::judge_column;
@@ -52,3 +55,5 @@ TEST_CASE("settle_column_kind: the error names the first cells and the ways out"
                      "d.csv:7",
                      "column 'x' holds numbers, but 1 of its 100 values is not: '$5'; fix these cells");
 }
+
+}  // namespace test_column_kinds

@@ -8,6 +8,9 @@
 #include "common/error.hpp"
 #include "models/design/design.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_design {
+
 using namespace bvi;
 using models::design::Design;
 
@@ -105,3 +108,5 @@ TEST_CASE("design: unknown columns and too many levels") {
   for (int i = 0; i < 1002; ++i) d.variables[0].levels.push_back("l" + std::to_string(i));
   CHECK_THROWS_AS(models::design::expand_columns(d), Error);
 }
+
+}  // namespace test_design

@@ -17,6 +17,9 @@
 #include "inference/math/log_ndtr.hpp"
 #include "models/likelihoods/likelihood.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_likelihoods {
+
 using namespace bvi;
 using models::DataBlock;
 
@@ -142,3 +145,5 @@ TEST_CASE("fused and composed likelihoods agree to 1e-12, values and gradients")
     }
   }
 }
+
+}  // namespace test_likelihoods

@@ -9,6 +9,9 @@
 #include "models/log_joint.hpp"
 #include "support/model_fixtures.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_log_joint {
+
 using namespace bvi;
 using models::LogJoint;
 
@@ -164,3 +167,5 @@ TEST_CASE("per-coefficient hyperparameter arrays of the wrong length are config 
       "feature); give one number or one per coefficient",
       bvi::Error);
 }
+
+}  // namespace test_log_joint

@@ -6,6 +6,9 @@
 #include "models/design/many_levels.hpp"
 #include "support/expect_error.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_many_levels {
+
 using namespace bvi;
 using models::design::Design;
 using models::design::has_many_levels;
@@ -59,3 +62,5 @@ TEST_CASE("check_many_levels: refused with the way out, unless allowed") {
   CHECK_NOTHROW(models::design::check_many_levels(make(49), 100, {}, "d.csv"));
   CHECK_NOTHROW(models::design::check_many_levels(make(3), 5, {}, "d.csv"));
 }
+
+}  // namespace test_many_levels

@@ -12,6 +12,9 @@
 #include "models/log_joint.hpp"
 #include "support/multilevel_fixture.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_multilevel_log_joint {
+
 using namespace bvi;
 
 namespace {
@@ -103,3 +106,5 @@ TEST_CASE("multilevel log joint: chunks that lost rows are read from their offse
   CHECK((whole.lp - cut.lp).cwiseAbs().maxCoeff() <= 1e-9 * whole.lp.cwiseAbs().maxCoeff());
   CHECK((whole.grad - cut.grad).cwiseAbs().maxCoeff() <= 1e-9 * (1 + whole.grad.cwiseAbs().maxCoeff()));
 }
+
+}  // namespace test_multilevel_log_joint

@@ -21,6 +21,9 @@
 #include "support/model_fixtures.hpp"
 #include "support/multilevel_fixture.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_no_allocation {
+
 #ifdef BVI_COUNT_MALLOC
 namespace {
 std::atomic<bool> g_counting{false};
@@ -178,3 +181,5 @@ TEST_CASE("a warmed-up log joint evaluation calls malloc zero times") {
   }
 #endif
 }
+
+}  // namespace test_no_allocation

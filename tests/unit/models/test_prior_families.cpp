@@ -15,6 +15,9 @@
 #include "inference/ad/tape.hpp"
 #include "models/priors/prior_family.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_prior_families {
+
 using namespace bvi;
 
 namespace {
@@ -149,3 +152,5 @@ TEST_CASE("prior families: every registered family has a reference row, and ever
   }
   CHECK(models::prior_families().size() == 11);
 }
+
+}  // namespace test_prior_families

@@ -7,6 +7,9 @@
 
 #include "inference/quadrature/gauss_hermite.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_gauss_hermite {
+
 using bvi::quadrature::gauss_hermite;
 
 TEST_CASE("Gauss-Hermite rules integrate even moments exactly up to degree 2n - 1") {
@@ -47,3 +50,5 @@ TEST_CASE("Gauss-Hermite nodes and weights match numpy's hermgauss") {
   CHECK_THROWS(gauss_hermite(0));
   CHECK_THROWS(gauss_hermite(513));
 }
+
+}  // namespace test_gauss_hermite

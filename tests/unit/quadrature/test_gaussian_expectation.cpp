@@ -11,6 +11,9 @@
 #include "inference/quadrature/gauss_kronrod.hpp"
 #include "models/likelihoods/expectation_kernels.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_gaussian_expectation {
+
 using namespace bvi;
 
 namespace {
@@ -93,3 +96,5 @@ TEST_CASE("adaptive Gauss-Kronrod integrates a sharp peak and a kink") {
   CHECK(r.converged);
   CHECK(r.value[0] == doctest::Approx(100.0 * std::atan(100.0)).epsilon(1e-12));
 }
+
+}  // namespace test_gaussian_expectation

@@ -8,6 +8,9 @@
 #include "inference/sparse/fill_count.hpp"
 #include "inference/sparse/sparse_factor.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_fill_count {
+
 using namespace bvi;
 using vi::BlockPattern;
 using Eigen::Index;
@@ -66,3 +69,5 @@ TEST_CASE("fill count: the cap stops the count") {
   CHECK(vi::cholesky_nonzeros(*p, 10) == 11);  // fewer than the diagonal
   CHECK(vi::max_factor_nonzeros() == 2147483647);
 }
+
+}  // namespace test_fill_count

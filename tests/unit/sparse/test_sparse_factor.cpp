@@ -8,6 +8,9 @@
 
 #include "inference/sparse/sparse_factor.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_sparse_factor {
+
 using namespace bvi;
 using vi::BlockPattern;
 using Eigen::Index;
@@ -130,3 +133,5 @@ TEST_CASE("sparse factor: one factor of many groups has no fill beyond the patte
   // The lower triangle: 3 global entries, and per group 3 within + 2 x 2 cross.
   CHECK(f.factor_nonzeros() == 3 + 500 * (3 + 4));
 }
+
+}  // namespace test_sparse_factor

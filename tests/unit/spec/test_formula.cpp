@@ -8,6 +8,9 @@
 #include "common/error.hpp"
 #include "models/spec/formula.hpp"
 
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_formula {
+
 using namespace bvi;
 using spec::parse_formula;
 
@@ -159,3 +162,5 @@ TEST_CASE("formula: random token soup parses or throws bvi::Error, nothing else"
   }
   CHECK(parsed > 100);
 }
+
+}  // namespace test_formula
