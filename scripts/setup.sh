@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j"$(nproc)"
+cmake --build build -j"$(nproc)" --target bayes-vi  # the tool only; scripts/test.sh builds the rest in the same tree
 
 mkdir -p out/seed
 build/bayes-vi fit configs/seed_logistic.json --output out/seed > out/seed/stdout.json
