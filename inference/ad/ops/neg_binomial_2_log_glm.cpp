@@ -4,7 +4,11 @@
 #include <stdexcept>
 
 #include "inference/ad/ops/glm_kernel.hpp"
+#include "inference/ad/packet_log1p.hpp"
 #include "inference/ad/ops/neg_binomial_2_log_kernel.hpp"
+
+// Packet types carry alignment attributes that template arguments drop; harmless here.
+#pragma GCC diagnostic ignored "-Wignored-attributes"
 
 namespace bvi::ad {
 
@@ -21,29 +25,62 @@ struct NegBinomial2LogFamily {
 
   bool has_adj() const { return phi.has_adj(); }
 
+  // Row by row (eta is column-major, one column per row), every draw of the row at once as
+  // arrays: log phi once per draw, exp and log1p on whole packets (the kernel's formula,
+  // neg_binomial_2_log_kernel.hpp, vectorized; the scalar kernel is the composed path's).
   template <class C>
   void forward(Tape& tape, ArrayMap<C> eta, const GlmRows& rows, Eigen::Map<Eigen::ArrayXd> ll, bool grad) {
+    namespace ei = Eigen::internal;
+    using Packet = ei::packet_traits<double>::type;
+    constexpr Index W = ei::unpacket_traits<Packet>::size;
     const Index S = eta.rows(), m = rows.rows;
-    const double* ph = phi.val_data();
+    Eigen::Map<const Eigen::ArrayXd> ph(phi.val_data(), S);
+    Eigen::Map<Eigen::ArrayXd> log_phi(arena_array<double>(tape, S), S), x(arena_array<double>(tape, S), S),
+        e(arena_array<double>(tape, S), S), sp(arena_array<double>(tape, S), S);
+    // phi <= 0 (or NaN) makes every row's value NaN, as the scalar kernel does.
+    log_phi = (ph > 0.0).select(ph.log(), std::numeric_limits<double>::quiet_NaN());
     ll.setZero();
     const bool want_phi = grad && phi.has_adj();
+    Eigen::Map<Eigen::ArrayXd> dp(want_phi ? arena_array<double>(tape, S) : nullptr, want_phi ? S : 0);
     if (want_phi) {
-      dphi = arena_array<double>(tape, S);
-      std::fill(dphi, dphi + S, 0.0);
+      dphi = dp.data();
+      dp.setZero();
     }
-    // Row by row (eta is column-major, one column per row), every draw of the row at once.
-    double d[2];
+    double constant = 0.0;
     for (Index n = 0; n < m; ++n) {
       const double y = rows.y[n];
-      const double c = rows.log_constant ? rows.log_constant[n] : -bvi::math::log_factorial(y);
-      for (Index s = 0; s < S; ++s) {
-        C& e = eta(s, n);
-        ll[s] += detail::neg_binomial_2_log(y, static_cast<double>(e), ph[s], c, grad ? d : nullptr);
-        if (!grad) continue;
-        e = static_cast<C>(d[0]);
-        if (want_phi) dphi[s] += d[1];
+      constant += rows.log_constant ? rows.log_constant[n] : -bvi::math::log_factorial(y);
+      auto a = eta.col(n);
+      x = a.template cast<double>() - log_phi;
+      e = (-x.abs()).exp();
+      // softplus(x) = max(x, 0) + log1p(e), e = exp(-|x|) in [0, 1]
+      Index s = 0;
+      for (; s + W <= S; s += W)
+        ei::pstoreu(sp.data() + s, ei::padd(ei::pmax(ei::ploadu<Packet>(x.data() + s), ei::pset1<Packet>(0.0)),
+                                            packet_log1p_unit(ei::ploadu<Packet>(e.data() + s))));
+      for (; s < S; ++s) sp[s] = std::max(x[s], 0.0) + std::log1p(e[s]);
+      // y d is left out for y = 0 (xlogy), so eta = -inf gives 0 there.
+      if (y != 0.0)
+        ll += y * x - (y + ph) * sp;
+      else
+        ll -= ph * sp;
+      if (y != 0.0)
+        for (s = 0; s < S; ++s) {
+          const bvi::math::RisingFactorial r = bvi::math::log_rising_factorial(y, ph[s], want_phi);
+          ll[s] += r.value;
+          if (want_phi) dp[s] += r.d1;
+        }
+      if (!grad) continue;
+      // sigmoid(x) = 1/(1 + e) for x >= 0, e/(1 + e) below; d/deta = y - (y + phi) sigmoid(x),
+      // d/dphi = R1 - y/phi - softplus(x) + (y + phi) sigmoid(x) / phi.
+      for (s = 0; s < S; ++s) {
+        const double inv = 1.0 / (1.0 + e[s]), sig = x[s] >= 0.0 ? inv : e[s] * inv;
+        const double g = y - (y + ph[s]) * sig;
+        a[s] = static_cast<C>(g);
+        if (want_phi) dp[s] += (sig - sp[s]) - (y - y * sig) / ph[s];
       }
     }
+    ll += constant;
   }
 
   void backward(const double* dout) const {
