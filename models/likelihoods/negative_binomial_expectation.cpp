@@ -49,7 +49,8 @@ int u_points(double s) {
 
 }  // namespace
 
-void NegativeBinomialLog::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
+void NegativeBinomialLog::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows,
+                                           RowExpectations& out,
                                            quadrature::ExpectationScratch& scratch) const {
   constexpr Index kRows = quadrature::ExpectationScratch::kRows;
   const Index n = eta.rows;
@@ -76,8 +77,8 @@ void NegativeBinomialLog::expected_log_lik(const EtaMoments& eta, const ad::GlmR
     const double u = eta.u_mean + s * z, phi = std::exp(u);
     for (Index i = 0; i < n; ++i)
       dmean[i] = eta.mean[i] + (eta.cov_u && s > 0.0 ? eta.cov_u[i] * (z / s) : 0.0) - u;
-    quadrature::gaussian_expectations(SoftplusKernel{}, SoftplusKernel::tiers(), dmean, cond_var.data(), n, e0, e1,
-                                      e2, scratch);
+    quadrature::gaussian_expectations(SoftplusKernel{}, SoftplusKernel::tiers(), dmean, cond_var.data(), n,
+                                      e0, e1, e2, scratch);
     double fu = 0.0, fuu = 0.0;
     for (Index i = 0; i < n; ++i) {
       const double y = rows.y[i], yp = y + phi;

@@ -30,7 +30,8 @@ bool NegativeBinomialLog::log_constants(const double* y, const double*, Index ro
 // are overdispersed; otherwise (Poisson-like or underdispersed counts) phi starts large, at 100.
 // The pooled moments ignore the predictors, so this is a start, not an estimate.
 double NegativeBinomialLog::initial_scale(double y_mean, double y_var) const {
-  if (y_mean > 0.0 && y_var > y_mean) return std::log(std::min(100.0, std::max(0.01, y_mean * y_mean / (y_var - y_mean))));
+  if (y_mean > 0.0 && y_var > y_mean)
+    return std::log(std::min(100.0, std::max(0.01, y_mean * y_mean / (y_var - y_mean))));
   return std::log(100.0);
 }
 

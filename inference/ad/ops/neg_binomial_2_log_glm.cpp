@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "inference/ad/ops/glm_kernel.hpp"
-#include "inference/ad/packet_log1p.hpp"
 #include "inference/ad/ops/neg_binomial_2_log_kernel.hpp"
+#include "inference/ad/packet_log1p.hpp"
 
 // Packet types carry alignment attributes that template arguments drop; harmless here.
 #pragma GCC diagnostic ignored "-Wignored-attributes"
@@ -56,8 +56,9 @@ struct NegBinomial2LogFamily {
       // softplus(x) = max(x, 0) + log1p(e), e = exp(-|x|) in [0, 1]
       Index s = 0;
       for (; s + W <= S; s += W)
-        ei::pstoreu(sp.data() + s, ei::padd(ei::pmax(ei::ploadu<Packet>(x.data() + s), ei::pset1<Packet>(0.0)),
-                                            packet_log1p_unit(ei::ploadu<Packet>(e.data() + s))));
+        ei::pstoreu(sp.data() + s,
+                    ei::padd(ei::pmax(ei::ploadu<Packet>(x.data() + s), ei::pset1<Packet>(0.0)),
+                             packet_log1p_unit(ei::ploadu<Packet>(e.data() + s))));
       for (; s < S; ++s) sp[s] = std::max(x[s], 0.0) + std::log1p(e[s]);
       // y d is left out for y = 0 (xlogy), so eta = -inf gives 0 there.
       if (y != 0.0)
@@ -86,7 +87,8 @@ struct NegBinomial2LogFamily {
   void backward(const double* dout) const {
     if (!phi.has_adj()) return;
     Eigen::Map<Eigen::ArrayXd>(phi.adj_data(), phi.rows()) +=
-        Eigen::Map<const Eigen::ArrayXd>(dout, phi.rows()) * Eigen::Map<const Eigen::ArrayXd>(dphi, phi.rows());
+        Eigen::Map<const Eigen::ArrayXd>(dout, phi.rows()) *
+        Eigen::Map<const Eigen::ArrayXd>(dphi, phi.rows());
   }
 };
 

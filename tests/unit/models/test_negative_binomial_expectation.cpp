@@ -39,7 +39,8 @@ struct Result {
 
 // Rows sharing u's moments in one call; `correlated` false leaves cov_u null (meanfield).
 Result evaluate(const models::Likelihood& lik, const Eigen::ArrayXd& y, const Eigen::ArrayXd& m,
-                const Eigen::ArrayXd& v, const Eigen::ArrayXd& c, double u_mean, double u_var, bool correlated) {
+                const Eigen::ArrayXd& v, const Eigen::ArrayXd& c, double u_mean, double u_var,
+                bool correlated) {
   const Eigen::Index n = y.size();
   Result r;
   r.value.resize(n), r.dm.resize(n), r.dv.resize(n), r.dc.resize(n);
@@ -67,7 +68,8 @@ void check_row(const NegBinomialExpectationRow& t, const Result& r, Eigen::Index
 
 }  // namespace
 
-TEST_CASE("negative_binomial_log: E log p and its partials over (eta, log phi) match a scipy 2-D quadrature") {
+TEST_CASE(
+    "negative_binomial_log: E log p and its partials over (eta, log phi) match a scipy 2-D quadrature") {
   const auto lik = make();
   for (const auto& t : kNegBinomialExpectationTable) {
     INFO("y=" << t.y << " m=" << t.m << " v=" << t.v << " c=" << t.c << " u_mean=" << t.u_mean
@@ -91,8 +93,8 @@ TEST_CASE("negative_binomial_log: rows sharing u's moments give each row's value
   const Result all = evaluate(*lik, y, m, v, c, u_mean, u_var, true);
   double du_mean = 0, du_var = 0;
   for (Eigen::Index i = 0; i < N; ++i) {
-    const Result one = evaluate(*lik, y.segment(i, 1), m.segment(i, 1), v.segment(i, 1), c.segment(i, 1), u_mean,
-                                u_var, true);
+    const Result one = evaluate(*lik, y.segment(i, 1), m.segment(i, 1), v.segment(i, 1), c.segment(i, 1),
+                                u_mean, u_var, true);
     CHECK(one.value[0] == doctest::Approx(all.value[i]).epsilon(1e-12));
     CHECK(one.dm[0] == doctest::Approx(all.dm[i]).epsilon(1e-12));
     CHECK(one.dv[0] == doctest::Approx(all.dv[i]).epsilon(1e-12));
