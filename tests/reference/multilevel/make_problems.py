@@ -30,6 +30,10 @@ c_crossed_logistic    bernoulli_logit, y ~ x1 + cat + (1 | a) + (1 | b) + (1 | c
 d_weak_logistic       bernoulli_logit, y ~ x + (1 | g): 200 groups "grp1" ... "grp200" (byte order:
                       grp1, grp10, grp100, ...) of 3-10 rows each. Truth: alpha -0.2, beta 0.5,
                       sd_g 0.5. The regime where Gaussian approximations shrink the group sd.
+e_negbin_varying_intercept
+                      negative_binomial_log, y ~ x1 + x2 + (1 | g): 3000 rows, 30 groups "s01" ...
+                      "s30" drawn uniformly. Truth: alpha 0.8, beta (0.4, -0.3), phi 1.5, sd_g 0.5;
+                      phi ~ gamma(0.01, 0.01), brms's default.
 """
 
 import argparse
