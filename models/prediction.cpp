@@ -73,7 +73,8 @@ Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) 
     throw std::logic_error("predict: binomial_logit needs the rows' trials");
   // Column positions of alpha, beta.1 ... beta.D and the likelihood's own parameter (sigma, phi).
   const std::string scale_name = family.scale_name();
-  const Eigen::Index alpha = column_of(fit, "alpha"), sigma_col = scale_name.empty() ? -1 : column_of(fit, scale_name);
+  const Eigen::Index alpha = column_of(fit, "alpha");
+  const Eigen::Index sigma_col = scale_name.empty() ? -1 : column_of(fit, scale_name);
   Eigen::Index beta = column_of(fit, "beta.1");
   if (beta < 0 && D == 1) beta = column_of(fit, "beta");
   if (D > 0 && (beta < 0 || beta + D > fit.draws.cols()))

@@ -98,7 +98,9 @@ class Likelihood {
   virtual Index scale_column() const { return -1; }
   // Where the exact method starts that scale's unconstrained coordinate, from the response's
   // pooled mean and variance: normal's log sd(y) by default.
-  virtual double initial_scale(double /*y_mean*/, double y_var) const { return y_var > 0 ? 0.5 * std::log(y_var) : 0.0; }
+  virtual double initial_scale(double /*y_mean*/, double y_var) const {
+    return y_var > 0 ? 0.5 * std::log(y_var) : 0.0;
+  }
 };
 
 struct LikelihoodOptions {
