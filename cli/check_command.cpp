@@ -185,7 +185,9 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
       os << "expectation likelihood: "
          << (config.model.likelihood == "poisson_log" || config.model.likelihood == "normal"
                  ? "closed form"
-                 : "Gauss-Hermite quadrature per row")
+                 : config.model.likelihood == "negative_binomial_log"
+                       ? "Gauss-Hermite quadrature per row over (eta, log phi)"
+                       : "Gauss-Hermite quadrature per row")
          << "; priors:";
       for (const auto& [name, how] : prior.methods()) os << " " << name << " " << how << ";";
       os << "\n";

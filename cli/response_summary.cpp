@@ -47,8 +47,17 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
   const auto [lo, hi] = range_over_ranks(d.y, comm);
   if (kind == models::ResponseKind::count) {
     const auto s = sum_over_ranks<2>({d.y.sum(), d.trials.sum()}, comm);
-    os << "counts " << lo << " to " << hi << ", total " << std::llround(s[0]) << ", mean " << s[0] / n
-       << "\n";
+    os << "counts " << lo << " to " << hi << ", total " << std::llround(s[0]) << ", mean " << s[0] / n;
+    if (!trials) {
+      // The variance beside the mean: a Poisson's are equal, so their ratio is the overdispersion a
+      // negative binomial would take up (Var = mu + mu^2 / phi).
+      const double mean = s[0] / n;
+      const double ss = sum_over_ranks<1>({(d.y.array() - mean).square().sum()}, comm)[0];
+      const double var = ss / std::max(n - 1.0, 1.0);
+      os << ", variance " << var;
+      if (mean > 0) os << " (" << var / mean << " x the mean)";
+    }
+    os << "\n";
     if (trials) {
       const auto [tlo, thi] = range_over_ranks(d.trials, comm);
       os << "trials      " << tlo << " to " << thi << " per row, total " << std::llround(s[1]) << ", "

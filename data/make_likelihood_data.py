@@ -5,7 +5,8 @@
 
 Each has 200 rows, features x1, x2, x3 ~ N(0, 1) rounded to 4 decimals, and a response drawn
 from its likelihood at eta = 0.5 + x . (1.0, -0.5, 0.25) (binomial: trials 1..20; poisson:
-exposure in [0.5, 2], rate exposure * exp(eta); normal: sigma = 0.8).
+exposure in [0.5, 2], rate exposure * exp(eta); normal: sigma = 0.8; negative_binomial_log:
+exposure in [0.5, 2], mean exposure * exp(eta), shape phi = 2.5, so Var y = mu + mu^2 / 2.5).
 """
 import os
 
@@ -29,7 +30,8 @@ def write(name, columns, integers):
 
 def main():
     rng = np.random.default_rng(20261202)
-    for name in ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal"):
+    for name in ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
+                 "negative_binomial_log"):
         x = np.round(rng.standard_normal((ROWS, 3)), 4)
         eta = ALPHA + x @ BETA
         cols = {"x1": x[:, 0], "x2": x[:, 1], "x3": x[:, 2]}
@@ -43,6 +45,10 @@ def main():
         elif name == "poisson_log":
             cols["exposure"] = np.round(rng.uniform(0.5, 2.0, ROWS), 3)
             cols["y"] = rng.poisson(cols["exposure"] * np.exp(eta))
+        elif name == "negative_binomial_log":
+            cols["exposure"] = np.round(rng.uniform(0.5, 2.0, ROWS), 3)
+            mu, phi = cols["exposure"] * np.exp(eta), 2.5
+            cols["y"] = rng.negative_binomial(phi, phi / (phi + mu))
         else:
             cols["y"] = np.round(eta + 0.8 * rng.standard_normal(ROWS), 4)
         write("lik_%s.csv" % name, cols, () if name == "normal" else ("y", "trials"))

@@ -48,8 +48,11 @@ void fill_default_priors(spec::Config& config, const ModelShape& shape, const Da
     m.alpha_prior_centered = true;
     resolved["alpha"]["centered"] = true;
   }
-  for (const auto& p : likelihood_parameters(m.likelihood))
+  for (const auto& p : likelihood_parameters(m.likelihood)) {
     if (p.name == "sigma") add("sigma", prior("sigma", "exponential", {{"rate", {1.0 / sy}}}));
+    // brms's default for the negative binomial's shape.
+    if (p.name == "phi") add("phi", prior("phi", "gamma", {{"shape", {0.01}}, {"rate", {0.01}}}));
+  }
   for (const auto& g : shape.groups) {
     add("sd_" + g.ident, prior("sd_" + g.ident, "half_student_t", {{"df", {3.0}}, {"scale", {2.5 * sy}}}));
     if (g.has_correlations()) add("cor_" + g.ident, prior("cor_" + g.ident, "lkj", {{"eta", {1.0}}}));

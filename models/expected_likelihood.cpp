@@ -481,7 +481,7 @@ Eigen::VectorXd ExpectedLikelihood<T>::initial_mean() {
       sums, 2.0 * static_cast<double>(data_.total_rows));
   const double n = static_cast<double>(data_.total_rows);
   const double var = n > 1 ? (sums[1] - sums[0] * sums[0] / n) / (n - 1) : 0.0;
-  m[scale_] = var > 0 ? 0.5 * std::log(var) : 0.0;
+  m[scale_] = model_.likelihood().initial_scale(n > 0 ? sums[0] / n : 0.0, var);
   return m;
 }
 

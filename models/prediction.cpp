@@ -71,14 +71,16 @@ Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) 
   const Eigen::Index n = x.rows(), D = x.cols(), S = fit.draws.rows();
   if (family.kind() == PredictFamily::Kind::binomial_logit && !rows.trials)
     throw std::logic_error("predict: binomial_logit needs the rows' trials");
-  // Column positions of alpha, beta.1 ... beta.D and sigma in the draws.
-  const Eigen::Index alpha = column_of(fit, "alpha"), sigma_col = column_of(fit, "sigma");
+  // Column positions of alpha, beta.1 ... beta.D and the likelihood's own parameter (sigma, phi).
+  const std::string scale_name = family.scale_name();
+  const Eigen::Index alpha = column_of(fit, "alpha");
+  const Eigen::Index sigma_col = scale_name.empty() ? -1 : column_of(fit, scale_name);
   Eigen::Index beta = column_of(fit, "beta.1");
   if (beta < 0 && D == 1) beta = column_of(fit, "beta");
   if (D > 0 && (beta < 0 || beta + D > fit.draws.cols()))
     throw std::logic_error("predict: the draws have no beta columns");
-  if (family.kind() == PredictFamily::Kind::normal && sigma_col < 0)
-    throw std::logic_error("predict: the draws have no sigma column");
+  if (!scale_name.empty() && sigma_col < 0)
+    throw std::logic_error("predict: the draws have no " + scale_name + " column");
   const Eigen::MatrixXd B = D > 0 ? Eigen::MatrixXd(fit.draws.middleCols(beta, D)) : Eigen::MatrixXd(S, 0);
   const Eigen::VectorXd a = alpha >= 0 ? Eigen::VectorXd(fit.draws.col(alpha)) : Eigen::VectorXd::Zero(S);
   const Eigen::VectorXd sigma =

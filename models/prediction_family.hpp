@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "inference/ad/ops/neg_binomial_2_log_kernel.hpp"
 #include "inference/math/log_factorial.hpp"
 #include "inference/math/log_ndtr.hpp"
 
@@ -13,12 +14,13 @@ namespace bvi::models {
 
 class PredictFamily {
  public:
-  enum class Kind { bernoulli_logit, bernoulli_probit, binomial_logit, poisson_log, normal };
+  enum class Kind { bernoulli_logit, bernoulli_probit, binomial_logit, poisson_log, normal, negative_binomial_log };
 
   // For a likelihood predict supports; `ok` false otherwise.
   static PredictFamily named(const std::string& likelihood, bool* ok) {
-    const char* names[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal"};
-    for (int k = 0; k < 5; ++k)
+    const char* names[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit",
+                           "poisson_log",     "normal",           "negative_binomial_log"};
+    for (int k = 0; k < 6; ++k)
       if (likelihood == names[k]) {
         *ok = true;
         return PredictFamily(static_cast<Kind>(k));
@@ -29,6 +31,11 @@ class PredictFamily {
 
   Kind kind() const { return kind_; }
   bool binary() const { return kind_ == Kind::bernoulli_logit || kind_ == Kind::bernoulli_probit; }
+  // The draws' column of the likelihood's own parameter (normal's sigma, the negative binomial's
+  // phi), "" when it has none; log_density and variance take its value as `scale`.
+  const char* scale_name() const {
+    return kind_ == Kind::normal ? "sigma" : kind_ == Kind::negative_binomial_log ? "phi" : "";
+  }
 
   // E[y | eta] (binomial: n p, the expected successes of the row's n trials).
   double mean(double eta, double trials) const {
@@ -40,6 +47,7 @@ class PredictFamily {
       case Kind::binomial_logit:
         return trials * sigmoid(eta);
       case Kind::poisson_log:
+      case Kind::negative_binomial_log:
         return std::exp(eta);
       case Kind::normal:
         return eta;
@@ -47,7 +55,7 @@ class PredictFamily {
     return 0;
   }
 
-  // Var[y | eta, sigma].
+  // Var[y | eta, sigma] (negative_binomial_log: sigma is phi, Var = mu + mu^2 / phi).
   double variance(double eta, double trials, double sigma) const {
     switch (kind_) {
       case Kind::bernoulli_logit:
@@ -60,11 +68,15 @@ class PredictFamily {
         return std::exp(eta);
       case Kind::normal:
         return sigma * sigma;
+      case Kind::negative_binomial_log: {
+        const double mu = std::exp(eta);
+        return mu + mu * (mu / sigma);
+      }
     }
     return 0;
   }
 
-  // log p(y | eta, sigma), every constant included.
+  // log p(y | eta, sigma), every constant included (negative_binomial_log: sigma is phi).
   double log_density(double y, double eta, double trials, double sigma) const {
     switch (kind_) {
       case Kind::bernoulli_logit:
@@ -83,6 +95,8 @@ class PredictFamily {
         const double z = (y - eta) / sigma;
         return -0.5 * z * z - std::log(sigma) - math::kLogSqrt2Pi;
       }
+      case Kind::negative_binomial_log:
+        return ad::detail::neg_binomial_2_log(y, eta, sigma, -math::log_factorial(y), nullptr);
     }
     return 0;
   }

@@ -23,6 +23,8 @@
 #include "inference/ad/ops/lognormal_lpdf.hpp"
 #include "inference/ad/ops/matmul.hpp"
 #include "inference/ad/ops/multiply.hpp"
+#include "inference/ad/ops/neg_binomial_2_log_glm.hpp"
+#include "inference/ad/ops/neg_binomial_2_log_lpdf.hpp"
 #include "inference/ad/ops/normal_glm.hpp"
 #include "inference/ad/ops/normal_lpdf.hpp"
 #include "inference/ad/ops/poisson_log_glm.hpp"

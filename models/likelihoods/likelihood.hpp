@@ -3,6 +3,7 @@
 // log likelihood of a block of rows on the AD tape. Adding a likelihood means adding one
 // implementation of this interface and one entry in make_likelihood.cpp (its name, its own
 // parameters, the data columns it reads, its constructor); the config schema lists the name.
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -95,6 +96,11 @@ class Likelihood {
   // The column of the likelihood's own scale parameter (normal: sigma, whose unconstrained
   // coordinate is log sigma), or -1 when it has none.
   virtual Index scale_column() const { return -1; }
+  // Where the exact method starts that scale's unconstrained coordinate, from the response's
+  // pooled mean and variance: normal's log sd(y) by default.
+  virtual double initial_scale(double /*y_mean*/, double y_var) const {
+    return y_var > 0 ? 0.5 * std::log(y_var) : 0.0;
+  }
 };
 
 struct LikelihoodOptions {

@@ -4,6 +4,7 @@
 #include "models/likelihoods/bernoulli_logit.hpp"
 #include "models/likelihoods/bernoulli_probit.hpp"
 #include "models/likelihoods/binomial_logit.hpp"
+#include "models/likelihoods/negative_binomial_log.hpp"
 #include "models/likelihoods/normal.hpp"
 #include "models/likelihoods/poisson_log.hpp"
 
@@ -22,10 +23,11 @@ std::unique_ptr<Likelihood> construct(const ParameterLayout& layout, bool fused)
   return std::make_unique<L>(layout, fused);
 }
 
-// The normal likelihood's scale, a positive scalar with a prior at /model/priors/sigma.
-spec::ParameterConfig sigma_parameter() {
+// A likelihood's own positive scalar (normal's scale sigma, the negative binomial's shape phi),
+// with a prior at /model/priors/NAME.
+spec::ParameterConfig positive_parameter(const std::string& name) {
   spec::ParameterConfig p;
-  p.name = "sigma";
+  p.name = name;
   p.size = 1;
   p.constraint = "positive";
   p.pointer = "/model/likelihood";
@@ -38,7 +40,8 @@ const std::vector<Entry>& registry() {
       {"bernoulli_probit", {}, construct<BernoulliProbit>},
       {"binomial_logit", {{}, true, false}, construct<BinomialLogit>},
       {"poisson_log", {{}, false, true}, construct<PoissonLog>},
-      {"normal", {{sigma_parameter()}, false, false}, construct<NormalLikelihood>},
+      {"normal", {{positive_parameter("sigma")}, false, false}, construct<NormalLikelihood>},
+      {"negative_binomial_log", {{positive_parameter("phi")}, false, true}, construct<NegativeBinomialLog>},
   };
   return all;
 }

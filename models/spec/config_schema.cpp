@@ -115,7 +115,8 @@ const Section& data_section() {
            false,
            {},
            {},
-           "Name of a column added to the linear predictor as it is (poisson_log only; read as double)."},
+           "Name of a column added to the linear predictor as it is (poisson_log and negative_binomial_log only; "
+           "read as double)."},
           {"exposure",
            Kind::string,
            nullptr,
@@ -123,7 +124,8 @@ const Section& data_section() {
            {},
            {},
            "Name of a column of positive exposures whose log is added to the linear predictor, so the rate "
-           "is exposure * exp(alpha + x . beta) (poisson_log only; read as double). With `offset` too, both "
+           "is exposure * exp(alpha + x . beta) (poisson_log and negative_binomial_log only; read as double). "
+           "With `offset` too, both "
            "are added."},
       }};
   return s;
@@ -139,7 +141,7 @@ const Section& model_section() {
            nullptr,
            true,
            {},
-           {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal"},
+           {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log"},
            "The observation model, with linear predictor eta = alpha + x . beta. bernoulli_logit: logistic "
            "regression, y in {0, 1}, P(y = 1) = sigmoid(eta). bernoulli_probit: probit regression, y in {0, "
            "1}, "
@@ -149,7 +151,9 @@ const Section& model_section() {
            "exp(eta + offset), `/data/offset` and log `/data/exposure` both optional. normal: linear "
            "regression, "
            "y ~ Normal(eta, sigma), any real y, with a positive parameter `sigma` that needs a prior in "
-           "`/model/priors/sigma`."},
+           "`/model/priors/sigma`. negative_binomial_log: overdispersed counts y in {0, 1, ...}, NB2 with "
+           "mean mu = exp(eta + offset) and variance mu + mu^2 / phi, offset and exposure as poisson_log, "
+           "with a positive shape parameter `phi` (prior at `/model/priors/phi`, default gamma(0.01, 0.01))."},
           {"formula",
            Kind::string,
            nullptr,

@@ -6,13 +6,18 @@ import json
 import numpy as np
 from scipy import special, stats
 
-FAMILIES = ["bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal"]
+FAMILIES = ["bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
+            "negative_binomial_log"]
 BETA_SCALE, ALPHA_SCALE, SIGMA_SCALE = 2.5, 5.0, 3.0
+PHI_SHAPE, PHI_RATE = 0.01, 0.01  # brms's default prior for the negative binomial's shape
+# The likelihood's own positive parameter, and where a config's prior for it comes from.
+OWN = {"normal": "sigma", "negative_binomial_log": "phi"}
 
 
 def simulate(family, rows, alpha, beta, seed, sigma=0.8):
     """Columns (dict name -> array) drawn from `family` at eta = alpha + x . beta (+ offset and
-    log exposure for poisson_log, both present)."""
+    log exposure for poisson_log and negative_binomial_log, both present; `sigma` is the negative
+    binomial's phi)."""
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((rows, len(beta)))
     cols = {"x%d" % (j + 1): x[:, j] for j in range(len(beta))}
@@ -28,6 +33,11 @@ def simulate(family, rows, alpha, beta, seed, sigma=0.8):
         cols["offset"] = 0.2 * rng.standard_normal(rows)
         cols["exposure"] = rng.uniform(0.5, 3.0, rows)
         cols["y"] = rng.poisson(cols["exposure"] * np.exp(eta + cols["offset"])).astype(float)
+    elif family == "negative_binomial_log":
+        cols["offset"] = 0.2 * rng.standard_normal(rows)
+        cols["exposure"] = rng.uniform(0.5, 3.0, rows)
+        mu, phi = cols["exposure"] * np.exp(eta + cols["offset"]), sigma
+        cols["y"] = rng.negative_binomial(phi, phi / (phi + mu)).astype(float)
     else:
         cols["y"] = eta + sigma * rng.standard_normal(rows)
     return cols
@@ -45,13 +55,15 @@ def config(family, csv_path, features, intercept=True, inference=None, **data_ex
     data = {"csv": csv_path, "response": "y", "features": features, **data_extra}
     if family == "binomial_logit":
         data["trials"] = "trials"
-    if family == "poisson_log":
+    if family in ("poisson_log", "negative_binomial_log"):
         data["offset"], data["exposure"] = "offset", "exposure"
     priors = {"beta": {"normal": {"loc": 0, "scale": BETA_SCALE}}}
     if intercept:
         priors["alpha"] = {"normal": {"loc": 0, "scale": ALPHA_SCALE}}
     if family == "normal":
         priors["sigma"] = {"half_normal": {"scale": SIGMA_SCALE}}
+    if family == "negative_binomial_log":
+        priors["phi"] = {"gamma": {"shape": PHI_SHAPE, "rate": PHI_RATE}}
     cfg = {"data": data, "model": {"likelihood": family, "intercept": intercept, "priors": priors}}
     if inference is not None:
         cfg["inference"] = inference
@@ -59,12 +71,13 @@ def config(family, csv_path, features, intercept=True, inference=None, **data_ex
 
 
 def log_joint(family, cols, features, alpha, beta, sigma=None):
-    """log p(y, theta) and its gradient (alpha, beta..., sigma) from scipy.stats densities, the
-    priors as the config writes them (sigma ~ half_normal: scipy.stats.halfnorm)."""
+    """log p(y, theta) and its gradient (alpha, beta..., sigma or phi) from scipy.stats densities,
+    the priors as the config writes them (sigma ~ half_normal: scipy.stats.halfnorm; phi ~ gamma:
+    scipy.stats.gamma with scale 1/rate). `sigma` is the negative binomial's phi."""
     x = np.column_stack([cols[f] for f in features])
     y = cols["y"]
     eta = alpha + x @ beta
-    if family == "poisson_log":
+    if family in ("poisson_log", "negative_binomial_log"):
         eta = eta + cols["offset"] + np.log(cols["exposure"])
     if family == "bernoulli_logit":
         lp = stats.bernoulli.logpmf(y, special.expit(eta))
@@ -79,6 +92,10 @@ def log_joint(family, cols, features, alpha, beta, sigma=None):
     elif family == "poisson_log":
         lp = stats.poisson.logpmf(y, np.exp(eta))
         g = y - np.exp(eta)
+    elif family == "negative_binomial_log":
+        phi, mu = sigma, np.exp(eta)
+        lp = stats.nbinom.logpmf(y, phi, phi / (phi + mu))
+        g = phi * (y - mu) / (phi + mu)
     else:
         lp = stats.norm.logpdf(y, eta, sigma)
         g = (y - eta) / sigma**2
@@ -87,11 +104,17 @@ def log_joint(family, cols, features, alpha, beta, sigma=None):
     if family == "normal":
         total += stats.halfnorm.logpdf(sigma, 0, SIGMA_SCALE)
         grad.append(np.sum((y - eta) ** 2 / sigma**3 - 1 / sigma) - sigma / SIGMA_SCALE**2)
+    if family == "negative_binomial_log":
+        phi, mu = sigma, np.exp(eta)
+        total += stats.gamma.logpdf(phi, PHI_SHAPE, scale=1 / PHI_RATE)
+        # d/dphi log NB2 = psi(y + phi) - psi(phi) + log(phi / (phi + mu)) + (mu - y) / (phi + mu)
+        dphi = special.digamma(y + phi) - special.digamma(phi) + np.log(phi / (phi + mu)) + (mu - y) / (phi + mu)
+        grad.append(dphi.sum() + (PHI_SHAPE - 1) / phi - PHI_RATE)
     return total, np.array(grad)
 
 
 def param_names(family, d):
-    return ["alpha"] + ["beta.%d" % (j + 1) for j in range(d)] + (["sigma"] if family == "normal" else [])
+    return ["alpha"] + ["beta.%d" % (j + 1) for j in range(d)] + ([OWN[family]] if family in OWN else [])
 
 
 def dump(cfg):

@@ -11,7 +11,9 @@ import json
 import numpy as np
 from scipy import special, stats
 
-FAMILIES = ["bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal"]
+FAMILIES = ["bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
+            "negative_binomial_log"]
+PHI_SHAPE, PHI_RATE = 2.0, 0.5  # the negative binomial's phi ~ gamma(shape, rate)
 COUNTIES = ["Albany", "Boston", "Cairo", "denver", "Erie", "Fargo"]  # byte order: A B C E F d
 
 
@@ -41,6 +43,11 @@ def simulate(family, rows, seed):
         cols["offset"] = np.round(0.2 * rng.standard_normal(rows), 4)
         cols["exposure"] = np.round(rng.uniform(0.5, 2.0, rows), 3)
         cols["y"] = rng.poisson(cols["exposure"] * np.exp(eta + cols["offset"]))
+    elif family == "negative_binomial_log":
+        cols["offset"] = np.round(0.2 * rng.standard_normal(rows), 4)
+        cols["exposure"] = np.round(rng.uniform(0.5, 2.0, rows), 3)
+        mu = cols["exposure"] * np.exp(eta + cols["offset"])
+        cols["y"] = rng.negative_binomial(3.0, 3.0 / (3.0 + mu))
     else:
         cols["y"] = np.round(eta + 0.7 * rng.standard_normal(rows), 4)
     return cols
@@ -58,7 +65,7 @@ def data_section(family, csv_path):
     data = {"csv": csv_path}
     if family == "binomial_logit":
         data["trials"] = "trials"
-    if family == "poisson_log":
+    if family in ("poisson_log", "negative_binomial_log"):
         data["offset"], data["exposure"] = "offset", "exposure"
     return data
 
@@ -98,6 +105,9 @@ def row_log_lik(family, y, eta, cols, sigma):
         return stats.binom.logpmf(y, cols["trials"], special.expit(eta))
     if family == "poisson_log":
         return stats.poisson.logpmf(y, np.exp(eta + cols["offset"] + np.log(cols["exposure"])))
+    if family == "negative_binomial_log":  # sigma is phi
+        mu = np.exp(eta + cols["offset"] + np.log(cols["exposure"]))
+        return stats.nbinom.logpmf(y, sigma, sigma / (sigma + mu))
     return stats.norm.logpdf(y, eta, sigma)
 
 
@@ -135,6 +145,8 @@ class Reference:
         out = (["alpha"] if self.intercept else []) + ["beta.%d" % (j + 1) for j in range(self.X.shape[1])]
         if self.family == "normal":
             out.append("sigma")
+        if self.family == "negative_binomial_log":
+            out.append("phi")
         for g in self.groups:
             out += g.names()
         for g in self.groups:
@@ -151,6 +163,9 @@ class Reference:
         sigma = p.get("sigma")
         if self.family == "normal":
             lp += stats.halfnorm.logpdf(sigma, 0, self.sigma_scale)
+        if self.family == "negative_binomial_log":
+            sigma = p["phi"]
+            lp += stats.gamma.logpdf(sigma, PHI_SHAPE, scale=1 / PHI_RATE)
         for g in self.groups:
             sd = np.array([p["sd_%s.%d" % (g.ident, k + 1)] for k in range(g.K)])
             r = np.array([[p["r_%s.%d.%d" % (g.ident, l + 1, k + 1)] for k in range(g.K)] for l in range(g.G)])
@@ -183,6 +198,8 @@ class Reference:
         p = {n: 0.4 * rng.standard_normal() for n in self.names()}
         if self.family == "normal":
             p["sigma"] = 0.6 + abs(0.3 * rng.standard_normal())
+        if self.family == "negative_binomial_log":
+            p["phi"] = 1.0 + abs(rng.standard_normal())
         for g in self.groups:
             for k in range(g.K):
                 p["sd_%s.%d" % (g.ident, k + 1)] = 0.3 + abs(0.5 * rng.standard_normal())
@@ -205,6 +222,8 @@ def explicit_priors(ref, groups_by_ident):
         pr["alpha"] = {"normal": {"loc": 0, "scale": ref.alpha_scale}}
     if ref.family == "normal":
         pr["sigma"] = {"half_normal": {"scale": ref.sigma_scale}}
+    if ref.family == "negative_binomial_log":
+        pr["phi"] = {"gamma": {"shape": PHI_SHAPE, "rate": PHI_RATE}}
     for g in ref.groups:
         pr["sd_" + g.ident] = {"half_normal": {"scale": ref.sd_scale}}
         if g.correlated and g.K >= 2:

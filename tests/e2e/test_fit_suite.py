@@ -25,7 +25,12 @@ DATASETS = ["indep_n1000_d10", "equicorr_n1000_d10", "nearsep_n500_d5", "imbalan
             # and on a constrained sigma
             "probit_ar09_n2000_d20", "binomial_equicorr_n1000_d10", "poisson_ar09_n2000_d20",
             "normal_ar09_n2000_d20", "prior_student_t_n500_d10", "prior_laplace_n500_d20",
-            "prior_hier_tau_n300_d20", "sigma_half_cauchy_n50_d5"]
+            "prior_hier_tau_n300_d20", "sigma_half_cauchy_n50_d5",
+            # the negative binomial: its phi under brms's gamma(0.01, 0.01), a 2-D expectation per row
+            "negbin_n300_d3"]
+# Issue 19's target for each new likelihood: the default fit within 1e-7 of the reference optimum.
+NEW_LIKELIHOODS = ["negbin_n300_d3"]
+NEW_BOUND = 1e-7
 FAMILIES = ["meanfield", "fullrank"]
 MEAN_BOUND, SD_BOUND = 1e-6, 1e-6  # exact
 MC_MEAN_BOUND, MC_SD_BOUND = 0.1, 0.10  # Monte Carlo
@@ -100,6 +105,14 @@ class DefaultsReachTheFamilyOptimum(unittest.TestCase):
                     # tolerances (the reference stops at a gradient norm of 1e-9).
                     self.assertEqual(summary["elbo_se"], 0.0)
                     self.assertAlmostEqual(summary["elbo"], optimum["elbo"], delta=1e-10 * abs(optimum["elbo"]) + 1e-7)
+
+    def test_new_likelihoods_within_1e7(self):
+        for name in NEW_LIKELIHOODS:
+            for family in FAMILIES:
+                with self.subTest(dataset=name, family=family):
+                    summary = self.fit(name, family)
+                    self.assertTrue(summary["converged"], summary["convergence"])
+                    self.check(summary, self.optimum(name, family), NEW_BOUND, NEW_BOUND)
 
     def test_monte_carlo_natural_rule_agrees(self):
         # The stochastic rule the exact method replaced as the default, on the same problems.

@@ -14,6 +14,8 @@ GOOD_ROWS = {
     "binomial_logit": ("x1,trials,y", ["0.5,4,1", "-0.3,3,0", "1.2,0,0", "0.1,7,7"]),
     "poisson_log": ("x1,offset,exposure,y", ["0.5,0.1,1.5,1", "-0.3,0,2,0", "1.2,-0.2,0.5,9", "0.1,0,1,3"]),
     "normal": ("x1,y", ["0.5,1.25", "-0.3,-7", "1.2,0", "0.1,1e5"]),
+    "negative_binomial_log": ("x1,offset,exposure,y",
+                              ["0.5,0.1,1.5,1", "-0.3,0,2,0", "1.2,-0.2,0.5,90", "0.1,0,1,3"]),
 }
 
 # (name, likelihood, line 4 replaced by, message phrase)
@@ -31,6 +33,11 @@ CASES = [
     ("poisson_exposure_zero", "poisson_log", "1.2,0,0,1", "exposure must be positive"),
     ("poisson_exposure_negative", "poisson_log", "1.2,0,-1,1", "exposure must be positive"),
     ("poisson_offset_inf", "poisson_log", "1.2,inf,1,1", "'offset'"),
+    ("negbin_response_negative", "negative_binomial_log", "1.2,0,1,-3", "non-negative integer"),
+    ("negbin_response_fraction", "negative_binomial_log", "1.2,0,1,2.5", "non-negative integer count for "
+     "negative_binomial_log"),
+    ("negbin_exposure_zero", "negative_binomial_log", "1.2,0,0,1", "exposure must be positive"),
+    ("negbin_offset_inf", "negative_binomial_log", "1.2,inf,1,1", "'offset'"),
     ("normal_response_nan", "normal", "1.2,nan", "missing value 'nan'"),
     ("normal_response_inf", "normal", "1.2,-inf", "non-finite"),
 ]
@@ -103,6 +110,21 @@ class LikelihoodConfigErrors(ErrorTestCase):
         # (Without one, sigma gets the default exponential(1 / sd(y)).)
         self.fails("normal", "normal", lambda c: c["model"]["priors"].update(sigma={"gamma": {"shape": -1, "rate": 1}}),
                    "/model/priors/sigma/gamma/shape", "must be > 0")
+
+    def test_trials_for_negative_binomial(self):
+        self.fails("negative_binomial_log", "negative_binomial_log", lambda c: c["data"].update(trials="y"),
+                   "/data/trials", "binomial_logit")
+
+    def test_phi_prior_must_fit_a_positive_parameter(self):
+        # (Without one, phi gets brms's default gamma(0.01, 0.01).)
+        self.fails("negative_binomial_log", "negative_binomial_log",
+                   lambda c: c["model"]["priors"].update(phi={"normal": {"loc": 0, "scale": -1}}),
+                   "/model/priors/phi/normal/scale", "must be > 0")
+
+    def test_phi_prior_for_a_likelihood_without_phi(self):
+        self.fails("poisson_log", "poisson_log",
+                   lambda c: c["model"]["priors"].update(phi={"gamma": {"shape": 1, "rate": 1}}),
+                   "/model/priors/phi", None)
 
     def test_unknown_likelihood_lists_the_known_ones(self):
         self.fails("normal", "normal", lambda c: c["model"].update(likelihood="gamma"), "/model/likelihood",

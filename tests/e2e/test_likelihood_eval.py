@@ -1,6 +1,7 @@
 """bayes-vi eval --grad for every likelihood against an independent numpy/scipy log joint
 (likelihood_models.py: scipy.stats logpmf/logpdf with every constant — log C(n, y), -log y!,
--log sigma - log(2 pi)/2 — and closed-form gradients), to 1e-9 relative; with trials (zeros
+-log sigma - log(2 pi)/2, the negative binomial's log Gamma(y + phi) - log Gamma(phi) - log y! —
+and closed-form gradients), to 1e-9 relative; with trials (zeros
 included), offset and exposure together, float32 features, and standardize leaving the normal
 response as it is."""
 import unittest
@@ -22,7 +23,7 @@ class EvalMatchesScipy(BinaryTestCase):
         names = lm.param_names(family, 3)
         rng = np.random.default_rng(3)
         points = rng.normal(0, 0.6, (4, len(names)))
-        if family == "normal":
+        if family in lm.OWN:  # sigma, phi > 0
             points[:, -1] = 0.5 + np.abs(points[:, -1])
         params = ",".join(names) + "\n" + "".join(",".join(repr(v) for v in p) + "\n" for p in points)
         p = run(["eval", self.write_config(cfg), "--grad", "--params", "-"], stdin=params)
@@ -37,7 +38,7 @@ class EvalMatchesScipy(BinaryTestCase):
             for f in FEATURES:
                 ref_cols[f] = ref_cols[f].astype(np.float32).astype(float)
         for row, pt in zip(out, points):
-            sigma = pt[-1] if family == "normal" else None
+            sigma = pt[-1] if family in lm.OWN else None
             lp, grad = lm.log_joint(family, ref_cols, FEATURES, pt[0], pt[1:4], sigma)
             self.assertLessEqual(abs(float(row["log_joint"]) - lp), rtol * abs(lp), (family, row["log_joint"], lp))
             for n, g in zip(names, grad):
@@ -58,6 +59,9 @@ class EvalMatchesScipy(BinaryTestCase):
 
     def test_normal(self):
         self.eval_family("normal")
+
+    def test_negative_binomial_log_with_offset_and_exposure(self):
+        self.eval_family("negative_binomial_log")
 
     def test_normal_standardize_leaves_the_response_alone(self):
         self.eval_family("normal", standardize=True)

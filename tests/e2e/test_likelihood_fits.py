@@ -1,5 +1,5 @@
 """End-to-end fits that recover known parameters, one per likelihood: 2000 rows x 3 features
-simulated here with numpy (fixed seed) from known alpha, beta (and sigma), fitted with the
+simulated here with numpy (fixed seed) from known alpha, beta (and sigma or phi), fitted with the
 default inference settings (the exact method, fullrank at this size) and with meanfield. Each
 posterior mean must lie within 4 posterior sds of the truth, and within 0.3 sds of an independent
 answer: the posterior mode from scipy.optimize on the numpy/scipy log joint of
@@ -24,13 +24,13 @@ def laplace(family, cols):
     """The mode, meanfield's sds there, 1/sqrt(H_jj), and the marginal sds sqrt((H^-1)_jj), H from
     central differences of the closed-form gradient."""
     def neg(theta):
-        sigma = theta[-1] if family == "normal" else None
+        sigma = theta[-1] if family in lm.OWN else None
         if sigma is not None and sigma <= 0:
             return np.inf, np.zeros_like(theta)
         lp, g = lm.log_joint(family, cols, FEATURES, theta[0], theta[1:4], sigma)
         return -lp, -g
 
-    start = np.r_[0.0, np.zeros(3), [1.0] if family == "normal" else []]
+    start = np.r_[0.0, np.zeros(3), [1.0] if family in lm.OWN else []]
     res = optimize.minimize(neg, start, jac=True, method="BFGS", options={"gtol": 1e-8})
     mode, h = res.x, 1e-5
     hess = np.array([(neg(mode + h * e)[1] - neg(mode - h * e)[1]) / (2 * h) for e in np.eye(len(mode))])
@@ -45,7 +45,7 @@ class FitsRecoverTheTruth(BinaryTestCase):
         lm.write_csv(csv, cols)
         mode, conditional, marginal = laplace(family, cols)
         names = lm.param_names(family, 3)
-        truth = np.r_[ALPHA, BETA, [SIGMA] if family == "normal" else []]
+        truth = np.r_[ALPHA, BETA, [SIGMA] if family in lm.OWN else []]
         for inference, algorithm, sds in (({"seed": 5}, "fullrank", marginal),
                                           ({"seed": 5, "algorithm": "meanfield"}, "meanfield", conditional)):
             cfg = lm.config(family, csv, FEATURES, inference=inference)
@@ -60,6 +60,8 @@ class FitsRecoverTheTruth(BinaryTestCase):
                 q = got[n]
                 with self.subTest(family=family, algorithm=algorithm, parameter=n):
                     self.assertLessEqual(abs(q["mean"] - t), 4 * q["sd"], (q["mean"], q["sd"], t))
+                    if n == "phi":  # skewed on its own scale: the mode is not q's mean (see test_negative_binomial.py)
+                        continue
                     self.assertLessEqual(abs(q["mean"] - m), 0.3 * s, ("mode", q["mean"], m, s))
                     self.assertLessEqual(abs(q["sd"] / s - 1), 0.25, (algorithm + " sd at the mode", q["sd"], s))
             self.assertTrue(np.isfinite(summary["elbo"]))
@@ -78,6 +80,9 @@ class FitsRecoverTheTruth(BinaryTestCase):
 
     def test_normal(self):
         self.fit_family("normal", 25)
+
+    def test_negative_binomial_log(self):
+        self.fit_family("negative_binomial_log", 26)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-"""The likelihoods with extra columns (binomial's trials, poisson's offset and exposure) and
-normal's sigma give the same bits whatever --threads is and however many MPI ranks shard the
-rows (SPEC.md "Reproducibility"): the columns and the precomputed constants travel with the rows,
-and check's response statistics cover the whole file under mpirun."""
+"""The likelihoods with extra columns (binomial's trials, poisson's and the negative binomial's
+offset and exposure) and their own parameters (normal's sigma, the negative binomial's phi) give
+the same bits whatever --threads is and however many MPI ranks shard the rows (SPEC.md
+"Reproducibility"): the columns and the precomputed constants travel with the rows, and check's
+response statistics (the count variance too) cover the whole file under mpirun."""
 import json
 import os
 import shutil
@@ -15,7 +16,7 @@ MPIRUN = shutil.which("mpirun")
 MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
 TIMING_KEYS = {"seconds", "threads", "ranks"}
-FAMILIES = ["binomial_logit", "poisson_log", "normal"]
+FAMILIES = ["binomial_logit", "poisson_log", "normal", "negative_binomial_log"]
 
 
 def numbers(text):

@@ -61,7 +61,7 @@ class MultilevelEval(BinaryTestCase):
         cfg = {"data": {**mm.data_section(family, csv), "dtype": dtype, "standardize": standardize},
                "model": {"likelihood": family, "formula": "y ~ x * sex + (1 + x | county) + (1 | school)",
                          "priors": mm.explicit_priors(ref, None)}}
-        if family == "poisson_log":  # offset() in the formula, not data.offset
+        if family in ("poisson_log", "negative_binomial_log"):  # offset() in the formula, not data.offset
             del cfg["data"]["offset"]
             cfg["model"]["formula"] += " + offset(offset)"
         return ref, cfg

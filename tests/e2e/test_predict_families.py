@@ -1,5 +1,6 @@
 """bayes-vi predict for the likelihoods beyond bernoulli_logit: per-row expected responses
-(P(y = 1), expected successes n p, expected counts with offset and exposure, normal means), their
+(P(y = 1), expected successes n p, expected counts with offset and exposure, normal means, negative binomial means with
+Var = mu + mu^2 / phi), their
 posterior sd and quantiles, the predictive sd (law of total variance, normal's with sigma), and the
 held-out metrics (log predictive density with scipy.stats densities; accuracy, Brier and AUC for
 the probit; RMSE and MAE otherwise), all recomputed with numpy from the fit's draws.csv on rows
@@ -63,6 +64,11 @@ class PredictFamilies(BinaryTestCase):
             rate = np.exp(eta + new["offset"] + np.log(new["exposure"]))
             mu, var = rate, rate
             logp = stats.poisson.logpmf(y, rate)
+        elif family == "negative_binomial_log":
+            rate = np.exp(eta + new["offset"] + np.log(new["exposure"]))
+            phi = d["phi"][:, None]
+            mu, var = rate, rate + rate**2 / phi
+            logp = stats.nbinom.logpmf(y, phi, phi / (phi + rate))
         else:
             sigma = d["sigma"][:, None]
             mu, var = eta, np.broadcast_to(sigma**2, eta.shape)
@@ -119,6 +125,12 @@ class PredictFamilies(BinaryTestCase):
 
     def test_normal(self):
         self.check_family("normal")
+
+    def test_negative_binomial_log(self):
+        cfg = self.check_family("negative_binomial_log")
+        self.write("frac.csv", "x1,x2,x3,offset,exposure,y\n0.1,0.2,0.3,0,1,2\n0.1,0.2,0.3,0,1,2.5\n")
+        self.assert_error(run(["predict", cfg, "--fit", self.path("fit"), "--data", self.path("frac.csv")]), 65,
+                          where=self.path("frac.csv") + ":3", contains="non-negative integer")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ Two tables:
       binomial_logit    scipy.stats.binom(trials, expit(eta)).logpmf(y)
       poisson_log       scipy.stats.poisson(exp(eta)).logpmf(y)
       normal            scipy.stats.norm(eta, sigma).logpdf(y)
+      negative_binomial_log  scipy.stats.nbinom(phi, phi / (phi + exp(eta))).logpmf(y), phi in the
+                        sigma column
   at moderate eta, where computing p (or the rate) first loses no digits that matter (bernoulli
   with y = 0 and eta > 3 would: log1p(-p) with p near 1).
 * kLogNdtrTable: {x, log Phi(x), phi(x)/Phi(x)} from scipy.special.log_ndtr and
@@ -21,7 +23,8 @@ Two tables:
 import numpy as np
 from scipy import special, stats
 
-FAMILIES = ["bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal"]
+FAMILIES = ["bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
+            "negative_binomial_log"]
 
 
 def logpmf(family, y, trials, eta, sigma):
@@ -33,6 +36,8 @@ def logpmf(family, y, trials, eta, sigma):
         return stats.binom(trials, special.expit(eta)).logpmf(y)
     if family == "poisson_log":
         return stats.poisson(np.exp(eta)).logpmf(y)
+    if family == "negative_binomial_log":
+        return stats.nbinom(sigma, sigma / (sigma + np.exp(eta))).logpmf(y)
     return stats.norm(eta, sigma).logpdf(y)
 
 
@@ -50,6 +55,10 @@ def rows():
     for y, eta, sigma in ((0.0, 0.0, 1.0), (1.3, -0.4, 0.5), (-7.25, 2.0, 3.0), (100.0, 99.5, 0.01),
                           (2.0, 2.0, 1e-3), (-1e3, 1e3, 250.0)):
         out.append(("normal", y, 0, eta, sigma))
+    # p = phi / (phi + mu) kept inside (0.01, 0.99), where scipy's log p and log1p(-p) lose nothing
+    for y, eta, phi in ((0, 0.0, 1.0), (0, 1.5, 0.3), (1, -0.5, 2.0), (4, 1.3, 0.8), (12, 2.2, 25.0),
+                        (57, 4.1, 3.5), (3, -2.0, 0.05), (250, 5.0, 120.0), (1000, 6.9, 7.0)):
+        out.append(("negative_binomial_log", y, 0, eta, phi))
     return out
 
 

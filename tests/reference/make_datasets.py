@@ -163,6 +163,12 @@ SUITE = [
     dict(name="normal_n50000_d20", likelihood="normal", n=50000,
          blocks=[("equi", 10, 0.95), ("indep", 10)], beta=("normal", 0.3), alpha=2.0, sigma=2.0,
          raw=True, note="normal, larger N, equicorrelated block"),
+    dict(name="negbin_n300_d3", likelihood="negative_binomial_log", n=300, blocks=[("indep", 3)],
+         beta=("fixed", [0.5, -0.3, 0.2]), mean_count=3.0, phi=2.0, exposure=True, raw=True,
+         note="negative binomial (phi 2) with exposure, smallest; phi ~ gamma(0.01, 0.01)"),
+    dict(name="negbin_ar09_n2000_d10", likelihood="negative_binomial_log", n=2000,
+         blocks=[("ar1", 10, 0.9)], beta=("normal", 0.2), mean_count=6.0, phi=0.7, offset=True,
+         exposure=True, raw=True, note="negative binomial (phi 0.7) with offset and exposure, AR(1) 0.9"),
     # ---- other priors
     dict(name="prior_student_t_n500_d10", n=500, blocks=[("ar1", 10, 0.5)], beta=("normal", 1.0),
          balance=0.5, raw=True, priors={"beta": {"student_t": {"df": 3, "loc": 0, "scale": 2.5}}},
@@ -230,7 +236,7 @@ def generate(spec, seed):
             cols["y"] = (rng.binomial(trials, link(alpha + lin)), True)
         else:
             cols["y"] = ((rng.random(n) < link(alpha + lin)).astype(np.int64), True)
-    elif lik == "poisson_log":
+    elif lik in ("poisson_log", "negative_binomial_log"):
         off = np.round(rng.normal(0.0, 0.3, n), 3) if spec.get("offset") else np.zeros(n)
         expo = np.round(rng.uniform(0.5, 2.0, n), 3) if spec.get("exposure") else np.ones(n)
         shift = off + np.log(expo)
@@ -239,7 +245,12 @@ def generate(spec, seed):
             cols["offset"] = (off, False)
         if spec.get("exposure"):
             cols["exposure"] = (expo, False)
-        cols["y"] = (rng.poisson(np.exp(alpha + shift + lin)), True)
+        mu = np.exp(alpha + shift + lin)
+        if lik == "poisson_log":
+            cols["y"] = (rng.poisson(mu), True)
+        else:
+            cols["y"] = (rng.negative_binomial(spec["phi"], spec["phi"] / (spec["phi"] + mu)), True)
+            truth["phi"] = spec["phi"]
     else:
         alpha = spec["alpha"]
         cols["y"] = (np.round(alpha + lin + spec["sigma"] * rng.standard_normal(n), 4), False)
@@ -293,6 +304,8 @@ def priors_for(spec):
     priors = {k: v for k, v in PRIORS.items()}
     if spec["likelihood"] == "normal":
         priors["sigma"] = {"half_normal": {"scale": 5}}
+    if spec["likelihood"] == "negative_binomial_log":
+        priors["phi"] = {"gamma": {"shape": 0.01, "rate": 0.01}}  # brms's default
     priors.update(spec.get("priors", {}))
     return priors
 
@@ -317,7 +330,7 @@ def response_summary(spec, cols):
         t = cols["trials"][0]
         return {"success_rate": float(y.sum() / t.sum()), "trials_total": int(t.sum()),
                 "rows_with_zero_trials": int(np.sum(t == 0))}
-    if lik == "poisson_log":
+    if lik in ("poisson_log", "negative_binomial_log"):
         return {"mean_count": float(y.mean()), "max_count": int(y.max()),
                 "zeros": float(np.mean(y == 0))}
     return {"mean": float(y.mean()), "sd": float(y.std(ddof=1))}
@@ -334,8 +347,8 @@ def separable(X, y):
 
 
 def parameter_count(spec, d):
-    """alpha + beta + sigma (normal) + declared sizes (scalars here)."""
-    return 1 + d + (spec["likelihood"] == "normal") + len(spec.get("parameters", {}))
+    """alpha + beta + sigma (normal) or phi (negative binomial) + declared sizes (scalars here)."""
+    return 1 + d + (spec["likelihood"] in ("normal", "negative_binomial_log")) + len(spec.get("parameters", {}))
 
 
 def main(argv=None):

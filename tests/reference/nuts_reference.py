@@ -118,7 +118,7 @@ def stan_program(model, parameterization="noncentred"):
         lines_data += ["  int<lower=0> trials[N];", "  int<lower=0> y[N];"]
         data["trials"] = model.data["trials"].astype(int)
         data["y"] = y.astype(int)
-    elif lik == "poisson_log":
+    elif lik in ("poisson_log", "negative_binomial_log"):
         lines_data += ["  vector[N] offset;", "  int<lower=0> y[N];"]
         data["offset"] = model.data["offset"]
         data["y"] = y.astype(int)
@@ -182,6 +182,9 @@ def stan_program(model, parameterization="noncentred"):
         stmts.append("  y ~ binomial_logit(trials, %s);" % eta)
     elif lik == "poisson_log":
         stmts.append("  y ~ poisson_log(%s + offset);" % eta)
+    elif lik == "negative_binomial_log":
+        # Stan's NB2 (mean exp(eta), variance mu + mu^2 / phi) is bayes-vi's, phi its shape
+        stmts.append("  y ~ neg_binomial_2_log(%s + offset, phi);" % eta)
     else:
         stmts.append("  y ~ normal(%s, sigma);" % eta)
 

@@ -50,7 +50,8 @@ import compare_fit  # noqa: E402
 
 SEED_CSV = os.path.join(REPO, "data", "seed_logistic.csv")
 SEED_OPT = os.path.join(HERE, "fixtures", "seed_meanfield_optimum.csv")
-LIKELIHOODS = ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal")
+LIKELIHOODS = ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
+               "negative_binomial_log")
 
 
 # --------------------------------------------------------------------------------------------
@@ -110,6 +111,13 @@ def likelihood_problem(folder, lik, rng, N=60, eta_scale=1.0):
         expo = np.round(rng.uniform(0.5, 2.0, N), 3)
         y = rng.poisson(expo * np.exp(off + 0.5 * eta)).astype(float)
         extra, keys = {"off": off, "expo": expo}, {"offset": "off", "exposure": "expo"}
+    elif lik == "negative_binomial_log":
+        off = np.round(rng.normal(0, 0.3, N), 3)
+        expo = np.round(rng.uniform(0.5, 2.0, N), 3)
+        mu, phi = expo * np.exp(off + 0.5 * eta), 1.5
+        y = rng.negative_binomial(phi, phi / (phi + mu)).astype(float)
+        extra, keys = {"off": off, "expo": expo}, {"offset": "off", "exposure": "expo"}
+        priors["phi"] = {"gamma": {"shape": 0.01, "rate": 0.01}}
     else:
         y = np.round(eta + 0.7 * rng.standard_normal(N), 4)
         priors["sigma"] = {"half_normal": {"scale": 2}}
@@ -155,6 +163,9 @@ def scipy_loglik(lik, model, eta, u=None):
         return stats.binom.logpmf(y, d["trials"], special.expit(eta)).sum(axis=1)
     if lik == "poisson_log":
         return stats.poisson.logpmf(y, np.exp(eta + d["offset"])).sum(axis=1)
+    if lik == "negative_binomial_log":
+        phi, mu = np.exp(u)[:, None], np.exp(eta + d["offset"])
+        return stats.nbinom.logpmf(y, phi, phi / (phi + mu)).sum(axis=1)
     return stats.norm.logpdf(y, eta, np.exp(u)[:, None]).sum(axis=1)
 
 
@@ -503,6 +514,9 @@ class TestGradients(unittest.TestCase):
 
     def test_normal_with_sigma(self):
         self.check(self.models["normal"], (-2.0, -0.8))
+
+    def test_negative_binomial_with_phi(self):
+        self.check(self.models["negative_binomial_log"], (-2.0, -0.8))
 
     def test_every_prior_family_and_constraint(self):
         self.check(self.zoo, (-1.0, 0.0), spread=0.7, max_coords=100)
@@ -884,7 +898,8 @@ class TestNutsReference(unittest.TestCase):
         rng = np.random.default_rng(3)
         want = {"bernoulli_logit": "y ~ bernoulli_logit(", "bernoulli_probit": "normal_lcdf(sign .* (",
                 "binomial_logit": "y ~ binomial_logit(trials, ", "poisson_log": "+ offset);",
-                "normal": "y ~ normal(alpha + X * beta, sigma);"}
+                "normal": "y ~ normal(alpha + X * beta, sigma);",
+                "negative_binomial_log": "y ~ neg_binomial_2_log(alpha + X * beta + offset, phi);"}
         with tempfile.TemporaryDirectory() as d:
             for lik in LIKELIHOODS:
                 prog, data = nr.stan_program(vo.load_model(likelihood_problem(d, lik, rng)))

@@ -28,7 +28,10 @@ import numpy as np
 
 from vi_priors import FAMILIES, POSITIVE_RANGE, ConfigError, Transform, start_value
 
-LIKELIHOODS = ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal")
+LIKELIHOODS = ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
+               "negative_binomial_log")
+# The likelihoods with a positive parameter of their own, sampled as its log: its name.
+SCALE_PARAMETER = {"normal": "sigma", "negative_binomial_log": "phi"}
 
 
 class Block:
@@ -98,8 +101,9 @@ class Model:
             for i in range(b.size):
                 self.features.append(b.labels[i] if b.labels else None)
         self.feature_columns = features
-        self.sigma_index = next((b.offset for b in blocks if b.name == "sigma"
-                                 and likelihood == "normal"), None)
+        # The coordinate of the likelihood's own positive parameter (normal's sigma, the negative
+        # binomial's phi), whose unconstrained value u = log of it enters the likelihood.
+        self.sigma_index = next((b.offset for b in blocks if b.name == SCALE_PARAMETER.get(likelihood)), None)
         self.transforms = [b.transform for b in blocks for _ in range(b.size)]
 
     def block(self, name):
@@ -147,7 +151,7 @@ def _check_response(likelihood, y, trials, exposure, path):
             raise ConfigError("%s: trials must be non-negative integers" % path)
         if not (integer and np.all(y >= 0) and np.all(y <= trials)):
             raise ConfigError("%s: response must be an integer in 0 .. trials" % path)
-    elif likelihood == "poisson_log":
+    elif likelihood in ("poisson_log", "negative_binomial_log"):
         if not (integer and np.all(y >= 0)):
             raise ConfigError("%s: response must be a non-negative integer" % path)
         if exposure is not None and not np.all(exposure > 0):
@@ -300,8 +304,8 @@ def load_model(config_path):
     if not isinstance(response, str):
         raise ConfigError("/data/response: missing or not a string")
     extras = {}
-    for key, owner in (("trials", ("binomial_logit",)), ("offset", ("poisson_log",)),
-                       ("exposure", ("poisson_log",))):
+    for key, owner in (("trials", ("binomial_logit",)), ("offset", ("poisson_log", "negative_binomial_log")),
+                       ("exposure", ("poisson_log", "negative_binomial_log"))):
         if data.get(key) is not None:
             if likelihood not in owner:
                 raise ConfigError("/data/%s: only for %s" % (key, " or ".join(owner)))
@@ -345,8 +349,8 @@ def load_model(config_path):
         X = np.hstack([np.ones((X.shape[0], 1)), X])
         blocks.append(Block("alpha", 1, False, None, Transform(), False))
     blocks.append(Block("beta", len(features), True, list(features), Transform(), False))
-    if likelihood == "normal":
-        blocks.append(Block("sigma", 1, False, None, Transform("lower", 0.0), True))
+    if likelihood in SCALE_PARAMETER:
+        blocks.append(Block(SCALE_PARAMETER[likelihood], 1, False, None, Transform("lower", 0.0), True))
     declared = model.get("parameters", {})
     if not isinstance(declared, dict):
         raise ConfigError("/model/parameters: expected an object")

@@ -479,13 +479,13 @@ def _lbfgs(fam, x, f, g, tol, max_iter, log):
 
 def start(fam):
     """m0: each prior's centre (vi_model.start_point), with a data-based intercept for
-    poisson_log (log of the pooled rate) and normal (the mean response) and sigma = the response's
-    sd about it. Variances: 1 / max(-2 dE/dv_j, ...) at (m0, v = 0.01), i.e. the curvature of the
+    poisson_log and negative_binomial_log (log of the pooled rate) and normal (the mean response)
+    and sigma = the response's sd about it; phi by the method of moments. Variances: 1 / max(-2 dE/dv_j, ...) at (m0, v = 0.01), i.e. the curvature of the
     expected log joint there (1 where it is not concave)."""
     M = fam.model
     m0 = start_point(M)
     names = M.names
-    if M.likelihood == "poisson_log" and "alpha" in names:
+    if M.likelihood in ("poisson_log", "negative_binomial_log") and "alpha" in names:
         rate = (M.y.sum() + 0.5) / np.exp(M.data["offset"]).sum()
         m0[names.index("alpha")] = math.log(rate)
     if M.likelihood == "normal":
@@ -493,6 +493,11 @@ def start(fam):
         if "alpha" in names:
             m0[names.index("alpha")] = centre
         m0[M.sigma_index] = math.log(max(math.sqrt(np.mean((M.y - centre) ** 2)), 1e-8))
+    if M.likelihood == "negative_binomial_log":
+        # phi by the method of moments of the pooled counts (Var y = mu + mu^2 / phi), clipped.
+        mean, var = M.y.mean(), M.y.var()
+        phi = mean * mean / (var - mean) if var > mean > 0 else 100.0
+        m0[M.sigma_index] = math.log(min(max(phi, 0.01), 100.0))
     v = np.full(M.P, 1e-2)
     mf = MeanField(M, fam.obj)
     with np.errstate(over="ignore", invalid="ignore"):

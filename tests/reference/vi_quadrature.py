@@ -88,6 +88,7 @@ class LogisticExpectation:
     """
 
     def __init__(self, refine=1, leg_nodes=20, block=1 << 19):
+        self.refine = refine
         self.tiers = [(smax, gauss_hermite(refine * n), refine * n) for smax, n in GH_TIERS]
         self.switch = GH_TIERS[-1][0]
         self.leg_nodes = refine * leg_nodes

@@ -30,6 +30,10 @@ c_crossed_logistic    bernoulli_logit, y ~ x1 + cat + (1 | a) + (1 | b) + (1 | c
 d_weak_logistic       bernoulli_logit, y ~ x + (1 | g): 200 groups "grp1" ... "grp200" (byte order:
                       grp1, grp10, grp100, ...) of 3-10 rows each. Truth: alpha -0.2, beta 0.5,
                       sd_g 0.5. The regime where Gaussian approximations shrink the group sd.
+e_negbin_varying_intercept
+                      negative_binomial_log, y ~ x1 + x2 + (1 | g): 3000 rows, 30 groups "s01" ...
+                      "s30" drawn uniformly. Truth: alpha 0.8, beta (0.4, -0.3), phi 1.5, sd_g 0.5;
+                      phi ~ gamma(0.01, 0.01), brms's default.
 """
 
 import argparse
@@ -263,11 +267,47 @@ def d_weak_logistic(rng):
     return ["y", "x", "g"], rows, cfg, truth
 
 
+# ------------------------------------------------------------------------------------------
+# e. varying intercept, negative binomial likelihood
+# ------------------------------------------------------------------------------------------
+
+def e_negbin_varying_intercept(rng):
+    G, N = 30, 3000
+    labels = ["s%02d" % (k + 1) for k in range(G)]
+    u = rng.normal(0.0, 0.5, size=G)
+    g = rng.integers(0, G, size=N)
+    x1 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    x2 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    mu = np.exp(0.8 + 0.4 * x1 - 0.3 * x2 + u[g])
+    phi = 1.5
+    y = rng.negative_binomial(phi, phi / (phi + mu))
+    rows = [["%d" % y[i], fmt(x1[i]), fmt(x2[i]), labels[g[i]]] for i in range(N)]
+    truth = {"alpha": 0.8, "beta": [0.4, -0.3], "phi": phi, "sd_g": [0.5],
+             "r_g": {labels[k]: float(u[k]) for k in range(G)}}
+    cfg = {
+        "data": {"csv": "data/e_negbin_varying_intercept.csv", "response": "y",
+                 "features": ["x1", "x2"], "standardize": False},
+        "model": {
+            "likelihood": "negative_binomial_log",
+            "intercept": True,
+            "groups": [{"by": ["g"], "intercept": True, "terms": [], "correlated": True}],
+            "priors": {
+                "alpha": {"normal": {"loc": 0, "scale": 5}},
+                "beta": {"normal": {"loc": 0, "scale": 2.5}},
+                "phi": {"gamma": {"shape": 0.01, "rate": 0.01}},
+                "sd_g": {"half_normal": {"scale": 1}},
+            },
+        },
+    }
+    return ["y", "x1", "x2", "g"], rows, cfg, truth
+
+
 PROBLEMS = [  # name, generator, seed
     ("a_varying_intercept", a_varying_intercept, 1201),
     ("b_correlated_slopes", b_correlated_slopes, 1202),
     ("c_crossed_logistic", c_crossed_logistic, 1203),
     ("d_weak_logistic", d_weak_logistic, 1204),
+    ("e_negbin_varying_intercept", e_negbin_varying_intercept, 1205),
 ]
 
 

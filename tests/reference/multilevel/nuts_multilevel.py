@@ -16,7 +16,8 @@ trimmed, sorted by number when every level is a number (`01` and `1` one level) 
 group g of factor F is the g-th level in that order (1-based). The Stan program (hand-written,
 non-centred) fixes the prior families; their numbers come from the config, whose families are
 checked against the program's: alpha normal (uncentred: `"centered": true` is refused), beta
-normal, sigma half_normal, sd_F half_normal, cor_F lkj. Anything else in the config is refused.
+normal, sigma half_normal, phi gamma (negative_binomial_log), sd_F half_normal, cor_F lkj.
+Anything else in the config is refused.
 
 Rscript runs rstan's NUTS: `--chains` chains of `--warmup` + `--samples` iterations from `--seed`.
 If any reported parameter has rank-normalized split R-hat above `--rhat` or bulk ESS below
@@ -131,7 +132,7 @@ def load_problem(config_path):
     if not model_cfg.get("intercept", False):
         raise ConfigError("/model/intercept: the programs have an intercept")
     lik = model_cfg["likelihood"]
-    if lik not in ("normal", "bernoulli_logit"):
+    if lik not in ("normal", "bernoulli_logit", "negative_binomial_log"):
         raise ConfigError("/model/likelihood: %s not supported here" % lik)
     csv_path = os.path.join(os.path.dirname(os.path.abspath(config_path)), data_cfg["csv"])
     with open(csv_path, newline="") as f:
@@ -148,6 +149,8 @@ def load_problem(config_path):
     y = np.array([float(v) for v in cols[resp]])
     if lik == "bernoulli_logit" and not np.all((y == 0) | (y == 1)):
         raise ConfigError("response not 0/1")
+    if lik == "negative_binomial_log" and not np.all((y >= 0) & (y == np.round(y))):
+        raise ConfigError("response not a non-negative integer count")
     declared_cat = set(data_cfg.get("categorical", []))
     groups = model_cfg.get("groups", [])
     group_cols = {c for g in groups for c in g["by"]}
@@ -176,7 +179,7 @@ def load_problem(config_path):
     D = len(Xcols)
     X = np.column_stack(Xcols)
     data = {"N": N, "D": D, "X": X,
-            "y": y.astype(int) if lik == "bernoulli_logit" else y}
+            "y": y.astype(int) if lik in ("bernoulli_logit", "negative_binomial_log") else y}
 
     priors = dict(model_cfg.get("priors", {}))
     params = []   # (name, label, block, extra)
@@ -200,6 +203,11 @@ def load_problem(config_path):
         p = take("sigma")
         data["sigma_scale"] = float(hyper(p, "half_normal", "scale", 1, "/model/priors/sigma")[0])
         params.append({"name": "sigma", "stan": "sigma", "label": "sigma", "kind": "sigma"})
+    if lik == "negative_binomial_log":
+        p = take("phi")
+        data["phi_shape"] = float(hyper(p, "gamma", "shape", 1, "/model/priors/phi")[0])
+        data["phi_rate"] = float(hyper(p, "gamma", "rate", 1, "/model/priors/phi")[0])
+        params.append({"name": "phi", "stan": "phi", "label": "phi", "kind": "sigma"})
     factors = []
     r_params = []
     for gi, g in enumerate(groups):

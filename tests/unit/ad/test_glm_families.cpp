@@ -1,7 +1,7 @@
 // The fused GLM primitives of the new likelihoods (bernoulli_probit, binomial_logit, poisson_log,
-// normal) through the generic op checker: values against scalar formulas written here (erfc,
+// normal, negative binomial) through the generic op checker: values against scalar formulas written here (erfc,
 // lgamma, exp: not the code under test), gradients against central differences, every subset of
-// (alpha, beta[, sigma]) as variables; draw counts around the packet size, offsets, no features,
+// (alpha, beta[, sigma or phi]) as variables; draw counts around the packet size, offsets, no features,
 // no rows, float data, and the numerical edges (probit at |eta| = 40, poisson's exp overflow,
 // binomial with y = 0 or y = n at infinite logits).
 #include <Eigen/Core>
@@ -21,7 +21,7 @@ using bvi::test::check_op;
 namespace {
 
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-enum class Family { probit, binomial, poisson, normal };
+enum class Family { probit, binomial, poisson, normal, negbin };
 
 struct Block {
   RowMatrix x;  // m x D
@@ -44,6 +44,9 @@ Block random_block(Family f, Eigen::Index m, Eigen::Index d, unsigned seed, bool
         break;
       case Family::poisson:
         b.y[n] = double(rng() % 9);
+        break;
+      case Family::negbin:  // overdispersed: mostly small, some large
+        b.y[n] = double(rng() % 4 == 0 ? rng() % 90 : rng() % 5);
         break;
       case Family::normal:
         b.y[n] = 2.0 * normal(rng);
@@ -87,6 +90,11 @@ double ref_row(Family f, double y, double trials, double eta, double sigma) {
       const double z = (y - eta) / sigma;
       return -0.5 * z * z - std::log(sigma) - 0.5 * std::log(2 * M_PI);
     }
+    case Family::negbin: {  // scipy.stats.nbinom(n = phi, p = phi / (phi + mu)), sigma holding phi
+      const double phi = sigma, mu = std::exp(eta);
+      return std::lgamma(y + phi) - std::lgamma(phi) - std::lgamma(y + 1) + phi * std::log(phi / (phi + mu)) +
+             y * std::log(mu / (phi + mu));
+    }
   }
   return 0;
 }
@@ -125,16 +133,18 @@ ad::Var call(Family f, const ad::Var* alpha, const ad::Var& beta, const ad::Var*
       return ad::poisson_log_glm<T>(alpha, beta, x, r);
     case Family::normal:
       return ad::normal_glm<T>(alpha, beta, *sigma, x, r);
+    case Family::negbin:
+      return ad::neg_binomial_2_log_glm<T>(alpha, beta, *sigma, x, r);
   }
   throw std::logic_error("family");
 }
 
-// With and without an intercept; sigma (normal) is the last input. `alpha` and `beta` may be
+// With and without an intercept; sigma (normal) or phi (negative binomial) is the last input. `alpha` and `beta` may be
 // given to place the logits at the edges.
 void check_family(Family f, const std::string& name, const Block& b, const Eigen::ArrayXXd& alpha,
                   const Eigen::ArrayXXd& beta, const test::CheckOptions& opt = {}) {
   const Eigen::Index S = beta.rows();
-  const bool norm = f == Family::normal;
+  const bool norm = f == Family::normal || f == Family::negbin;
   const Eigen::ArrayXXd sigma = 0.5 + random_array(S, 1, 99).abs();
   const ad::GlmRows r = rows_of(b);
   test::Arrays with_alpha{alpha, beta}, without{beta};
@@ -155,13 +165,14 @@ void check_family(Family f, const std::string& name, const Block& b, const Eigen
       without, opt);
 }
 
-const Family kFamilies[] = {Family::probit, Family::binomial, Family::poisson, Family::normal};
-const char* kNames[] = {"bernoulli_probit_glm", "binomial_logit_glm", "poisson_log_glm", "normal_glm"};
+const Family kFamilies[] = {Family::probit, Family::binomial, Family::poisson, Family::normal, Family::negbin};
+const char* kNames[] = {"bernoulli_probit_glm", "binomial_logit_glm", "poisson_log_glm", "normal_glm",
+                        "neg_binomial_2_log_glm"};
 
 }  // namespace
 
 TEST_CASE("GLM families: values and gradients, draw counts around the packet size, offsets") {
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < 5; ++k) {
     const Family f = kFamilies[k];
     for (Eigen::Index S : {1, 3, 8, 9}) {
       const Block b = random_block(f, 37, 4, 3 + unsigned(S), S == 3);
@@ -172,7 +183,7 @@ TEST_CASE("GLM families: values and gradients, draw counts around the packet siz
 }
 
 TEST_CASE("GLM families: no features, no rows, one row") {
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < 5; ++k) {
     const Family f = kFamilies[k];
     const std::string n = kNames[k];
     check_family(f, n + " no features", random_block(f, 6, 0, 7), random_array(3, 1, 1),
@@ -183,13 +194,13 @@ TEST_CASE("GLM families: no features, no rows, one row") {
 }
 
 TEST_CASE("GLM families on float data: double elementwise pass, float GEMMs") {
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < 5; ++k) {
     const Family f = kFamilies[k];
     const Block b = random_block(f, 500, 5, 13, true);
     const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> xf = b.x.cast<float>();
     Block as_float = b;  // the reference sees the features the op sees: rounded to float
     as_float.x = xf.cast<double>();
-    const bool norm = f == Family::normal;
+    const bool norm = f == Family::normal || f == Family::negbin;
     const Eigen::ArrayXXd alpha = random_array(4, 1, 14), beta = random_array(4, 5, 15),
                           sigma = Eigen::ArrayXXd::Constant(4, 1, 1.3);
     test::Arrays in{alpha, beta};
@@ -259,6 +270,32 @@ TEST_CASE("poisson_log_glm where exp(eta) overflows: -inf, never NaN; binomial a
     CHECK(v.val()(0, 0) == 0.0);
     CHECK(a1.adj()(0, 0) == 0.0);
   }
+}
+
+TEST_CASE("neg_binomial_2_log_glm: huge logits stay finite, y = 0 at eta = -inf is log 1, phi <= 0 is NaN") {
+  // One row, x = 1, so eta = alpha + beta. At eta = 800, exp(eta) overflows but the log mass is
+  // finite: log p = R(y, phi) - log y! + y (eta - log phi) - (y + phi) (eta - log phi + log1p(phi e^-eta))
+  // ~ log phi^y / y! - phi (eta - log phi) - ..., here y = 2, phi = 1.5.
+  Block b{RowMatrix::Ones(1, 1), Eigen::VectorXd::Constant(1, 2.0), Eigen::VectorXd::Zero(1), {}};
+  ad::Tape tape(1 << 16);
+  ad::Var a = tape.make(3, 1, true), be = tape.make(3, 1, true), phi = tape.make(3, 1, true);
+  Eigen::Map<Eigen::ArrayXd>(tape.val_ptr(a), 3) << 800.0, 0.0, 0.3;
+  Eigen::Map<Eigen::ArrayXd>(tape.val_ptr(be), 3).setZero();
+  Eigen::Map<Eigen::ArrayXd>(tape.val_ptr(phi), 3) << 1.5, 1.5, -1.0;
+  const ad::Var v = ad::neg_binomial_2_log_glm<double>(&a, be, phi, b.x.data(), rows_of(b));
+  tape.backward(v);
+  const double x = 800.0 - std::log(1.5);
+  CHECK(v.val()(0, 0) == doctest::Approx(std::log(2.5 * 1.5) - std::log(2.0) + 2 * x - 3.5 * x).epsilon(1e-14));
+  CHECK(a.adj()(0, 0) == doctest::Approx(-1.5).epsilon(1e-12));  // y - (y + phi) sigmoid(x) -> -phi
+  CHECK(std::isfinite(phi.adj()(0, 0)));
+  CHECK(std::isnan(v.val()(2, 0)));
+  tape.rewind();
+  Block zero{RowMatrix::Ones(1, 1), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Zero(1), {}};
+  ad::Var a0 = tape.make(1, 1, false), b0 = tape.make(1, 1, false), p0 = tape.make(1, 1, false);
+  tape.val_ptr(a0)[0] = -std::numeric_limits<double>::infinity();
+  tape.val_ptr(b0)[0] = 0.0;
+  tape.val_ptr(p0)[0] = 2.0;
+  CHECK(ad::neg_binomial_2_log_glm<double>(&a0, b0, p0, zero.x.data(), rows_of(zero)).val()(0, 0) == 0.0);
 }
 
 }  // namespace test_glm_families

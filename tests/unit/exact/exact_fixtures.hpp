@@ -71,6 +71,7 @@ inline spec::ModelConfig exact_model(const std::string& likelihood, PriorKind ki
     }
   }
   if (likelihood == "normal") m.priors["sigma"] = prior("sigma", "half_normal", {{"scale", "2"}});
+  if (likelihood == "negative_binomial_log") m.priors["phi"] = prior("phi", "gamma", {{"shape", "2"}, {"rate", "0.5"}});
   return m;
 }
 
@@ -89,7 +90,7 @@ inline ExactData exact_data(const std::string& likelihood, Eigen::Index n, Eigen
   for (auto& v : b) v = 0.7 * normal(rng);
   for (Eigen::Index i = 0; i < n * d; ++i) data.x.data()[i] = normal(rng);
   if (likelihood == "binomial_logit") data.trials.resize(n);
-  if (likelihood == "poisson_log") data.offset.resize(n);
+  if (likelihood == "poisson_log" || likelihood == "negative_binomial_log") data.offset.resize(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const double eta = 0.3 + data.x.row(i).dot(b);
     const double p = 1.0 / (1.0 + std::exp(-eta));
@@ -102,6 +103,11 @@ inline ExactData exact_data(const std::string& likelihood, Eigen::Index n, Eigen
     } else if (likelihood == "poisson_log") {
       data.offset[i] = 0.2 * normal(rng);
       std::poisson_distribution<int> pois(std::exp(eta + data.offset[i]));
+      data.y[i] = pois(rng);
+    } else if (likelihood == "negative_binomial_log") {  // phi = 2: a gamma-Poisson mixture
+      data.offset[i] = 0.2 * normal(rng);
+      std::gamma_distribution<double> mix(2.0, std::exp(eta + data.offset[i]) / 2.0);
+      std::poisson_distribution<int> pois(mix(rng));
       data.y[i] = pois(rng);
     } else {
       data.y[i] = eta + 0.8 * normal(rng);

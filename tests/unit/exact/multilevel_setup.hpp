@@ -19,7 +19,7 @@
 namespace bvi::test {
 
 const char* const kLikelihoods[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log",
-                                    "normal"};
+                                    "normal",          "negative_binomial_log"};
 
 // Model variants: correlated (factor a as the fixture has it) or with every factor independent,
 // and alpha's prior on the intercept at the column means or on alpha itself. Factor a has an
@@ -29,6 +29,7 @@ inline models::Model variant(const MultilevelData<double>& d, const std::string&
   c.likelihood = lik;
   c.alpha_prior_centered = centred;
   if (lik == "normal") c.priors["sigma"] = simple_prior("sigma", "half_normal", {{"scale", 2.0}});
+  if (lik == "negative_binomial_log") c.priors["phi"] = simple_prior("phi", "gamma", {{"shape", 2.0}, {"rate", 0.5}});
   c.priors["sd_a"] = simple_prior("sd_a", "half_normal", {{"scale", 1.5}});
   c.priors["sd_b"] = simple_prior("sd_b", "half_normal", {{"scale", 1.0}});
   if (correlated) c.priors["cor_a"] = simple_prior("cor_a", "lkj", {{"eta", 2.0}});
@@ -63,7 +64,7 @@ struct Setup {
         model(variant(data, lik, correlated, centred)) {
     for (auto& g : data.groups)
       for (Eigen::Index i = 0; i < g.slopes.size(); ++i) g.slopes.data()[i] *= 0.5;
-    if (lik == "poisson_log" || lik == "normal") {
+    if (lik == "poisson_log" || lik == "normal" || lik == "negative_binomial_log") {
       std::mt19937_64 rng(3);
       std::poisson_distribution<int> pois(1.5);
       for (Eigen::Index i = 0; i < data.y.size(); ++i) data.y[i] = lik == "normal" ? data.y[i] + 0.3 : pois(rng);
@@ -71,7 +72,7 @@ struct Setup {
     reducer = std::make_unique<reduce::ChunkReducer>(reduce::ShardPlan::make(n, 64), comm, threads);
     view = data.view();
     if (lik == "binomial_logit") view.trials = data.trials.data();
-    if (lik == "poisson_log") view.offset = data.offset.data();
+    if (lik == "poisson_log" || lik == "negative_binomial_log") view.offset = data.offset.data();
     expected = std::make_unique<models::ExpectedLogJoint<double>>(model, view, *reducer, 5);
   }
 };

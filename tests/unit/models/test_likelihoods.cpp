@@ -34,12 +34,14 @@ struct LogNdtrRow {
 };
 #include "likelihood_reference_table.inc"
 
-// beta (D coefficients), then alpha when `intercept`, then sigma for normal.
+// beta (D coefficients), then alpha when `intercept`, then sigma for normal (phi for the
+// negative binomial).
 models::ParameterLayout layout_for(const std::string& family, Eigen::Index D, bool intercept) {
   models::ParameterLayout layout;
   layout.add({"beta", 0, D, true, {}});
   if (intercept) layout.add({"alpha", 0, 1, false, {}});
   if (family == "normal") layout.add({"sigma", 0, 1, false, {}});
+  if (family == "negative_binomial_log") layout.add({"phi", 0, 1, false, {}});
   return layout;
 }
 
@@ -55,7 +57,8 @@ Eigen::ArrayXd log_lik(const models::Likelihood& lik, const Eigen::ArrayXXd& par
   return out.val().col(0);
 }
 
-const char* kFamilies[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal"};
+const char* kFamilies[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit",
+                           "poisson_log",     "normal",           "negative_binomial_log"};
 
 }  // namespace
 
@@ -121,6 +124,8 @@ TEST_CASE("fused and composed likelihoods agree to 1e-12, values and gradients")
         y[n] = double(rng() % (unsigned long)(trials[n] + 1));
       else if (family == "poisson_log")
         y[n] = double(rng() % 7);
+      else if (family == "negative_binomial_log")
+        y[n] = double(rng() % 5 == 0 ? rng() % 200 : rng() % 7);
       else if (family == "normal")
         y[n] = normal(rng);
       else
@@ -131,10 +136,11 @@ TEST_CASE("fused and composed likelihoods agree to 1e-12, values and gradients")
       const models::ParameterLayout layout = layout_for(family, D, intercept);
       Eigen::ArrayXXd params(S, layout.dim());
       for (Eigen::Index i = 0; i < params.size(); ++i) params(i) = 0.4 * normal(rng);
-      if (family == "normal") params.col(layout.dim() - 1) = 0.5 + params.col(layout.dim() - 1).abs();
+      if (family == "normal" || family == "negative_binomial_log")
+        params.col(layout.dim() - 1) = 0.5 + params.col(layout.dim() - 1).abs();
       DataBlock<double> block{x.data(), y.data(), m, D};
       if (family == "binomial_logit") block.trials = trials.data();
-      if (family == "poisson_log") block.offset = offset.data();
+      if (family == "poisson_log" || family == "negative_binomial_log") block.offset = offset.data();
       Eigen::ArrayXXd g_fused, g_composed;
       const Eigen::ArrayXd v_fused =
           log_lik(*models::make_likelihood(family, layout, {true}), params, block, &g_fused);

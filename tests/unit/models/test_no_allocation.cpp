@@ -86,10 +86,11 @@ long mallocs_per_evaluation(bool fused, long n, long d, long S, long block_rows,
   const bvi::data::RowMatrix<T> x = synth.x.cast<T>();
   spec::ModelConfig config = test::logistic_config(true, {0.0}, {2.0});
   config.likelihood = likelihood;
-  if (likelihood == "normal") {
-    spec::PriorConfig sigma = config.priors.at("alpha");
-    sigma.pointer = "/model/priors/sigma";
-    config.priors["sigma"] = sigma;
+  if (likelihood == "normal" || likelihood == "negative_binomial_log") {
+    const std::string own = likelihood == "normal" ? "sigma" : "phi";
+    spec::PriorConfig prior = config.priors.at("alpha");
+    prior.pointer = "/model/priors/" + own;
+    config.priors[own] = prior;
   }
   const models::Model model = models::Model::build(config, test::feature_names(int(d)), {fused});
   reduce::SerialCommunicator comm;
@@ -97,7 +98,7 @@ long mallocs_per_evaluation(bool fused, long n, long d, long S, long block_rows,
   const Eigen::VectorXd trials = Eigen::VectorXd::Ones(n), offset = Eigen::VectorXd::Constant(n, 0.1);
   models::DataView<T> view{x.data(), synth.y.data(), n, d, 0, n};
   if (likelihood == "binomial_logit") view.trials = trials.data();
-  if (likelihood == "poisson_log") view.offset = offset.data();
+  if (likelihood == "poisson_log" || likelihood == "negative_binomial_log") view.offset = offset.data();
   models::LogJoint<T> lj(model, view, reducer);
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(0.0, 0.3);
@@ -126,7 +127,7 @@ long multilevel_mallocs_per_evaluation(bool fused, const std::string& likelihood
   reduce::ChunkReducer reducer(reduce::ShardPlan::make(5000, 1024), comm, 1);
   models::DataView<T> view = d.view();
   if (likelihood == "binomial_logit") view.trials = d.trials.data();
-  if (likelihood == "poisson_log") view.offset = d.offset.data();
+  if (likelihood == "poisson_log" || likelihood == "negative_binomial_log") view.offset = d.offset.data();
   models::LogJoint<T> lj(model, view, reducer);
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(0.0, 0.3);
@@ -154,7 +155,7 @@ TEST_CASE("a warmed-up multilevel log joint evaluation calls malloc zero times")
 #else
   for (bool fused : {true, false})
     for (const char* likelihood :
-         {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal"}) {
+         {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log"}) {
       INFO("fused " << fused << ", " << likelihood);
       CHECK(multilevel_mallocs_per_evaluation<double>(fused, likelihood) == 0);
       CHECK(multilevel_mallocs_per_evaluation<float>(fused, likelihood) == 0);
@@ -173,7 +174,8 @@ TEST_CASE("a warmed-up log joint evaluation calls malloc zero times") {
     CHECK(mallocs_per_evaluation<double>(fused, 5000, 10, 128, 1024) == 0);
     CHECK(mallocs_per_evaluation<float>(fused, 5000, 10, 128, 1024) == 0);
     CHECK(mallocs_per_evaluation<double>(fused, 700, 1000, 16, 64) == 0);
-    for (const char* likelihood : {"bernoulli_probit", "binomial_logit", "poisson_log", "normal"}) {
+    for (const char* likelihood :
+         {"bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log"}) {
       INFO(std::string(likelihood));
       CHECK(mallocs_per_evaluation<double>(fused, 5000, 10, 128, 1024, likelihood) == 0);
       CHECK(mallocs_per_evaluation<float>(fused, 5000, 10, 128, 1024, likelihood) == 0);
