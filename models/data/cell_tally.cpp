@@ -4,23 +4,9 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "models/data/wire_u64.hpp"
+
 namespace bvi::data {
-
-namespace {
-
-void put_u64(std::string& out, std::uint64_t v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-std::uint64_t get_u64(const std::string& in, std::size_t& at) {
-  if (at + sizeof(std::uint64_t) > in.size()) throw std::runtime_error("gather_tallies: truncated message");
-  std::uint64_t v;
-  std::memcpy(&v, in.data() + at, sizeof v);
-  at += sizeof v;
-  return v;
-}
-
-}  // namespace
 
 std::vector<CellTally> gather_tallies(const std::vector<CellTally>& local, reduce::Communicator& comm) {
   std::vector<CellTally> out(local.size());
@@ -51,10 +37,10 @@ std::vector<CellTally> gather_tallies(const std::vector<CellTally>& local, reduc
   for (const std::string& msg : reduce::all_strings(mine, comm)) {
     std::size_t at = 0;
     for (CellTally& t : out) {
-      const std::uint64_t n = get_u64(msg, at);
+      const std::uint64_t n = get_u64(msg, at, "gather_tallies");
       for (std::uint64_t i = 0; i < n; ++i) {
-        const long line = static_cast<long>(get_u64(msg, at));
-        const std::uint64_t len = get_u64(msg, at);
+        const long line = static_cast<long>(get_u64(msg, at, "gather_tallies"));
+        const std::uint64_t len = get_u64(msg, at, "gather_tallies");
         if (at + len > msg.size()) throw std::runtime_error("gather_tallies: truncated message");
         const std::string text(msg, at, len);
         at += len;

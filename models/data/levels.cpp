@@ -8,24 +8,9 @@
 
 #include "common/number_text.hpp"
 #include "models/data/parse_number.hpp"
+#include "models/data/wire_u64.hpp"
 
 namespace bvi::data {
-
-namespace {
-
-void put_u64(std::string& out, std::uint64_t v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-std::uint64_t get_u64(const std::string& in, std::size_t& at) {
-  if (at + sizeof(std::uint64_t) > in.size()) throw std::runtime_error("gather_levels: truncated message");
-  std::uint64_t v;
-  std::memcpy(&v, in.data() + at, sizeof v);
-  at += sizeof v;
-  return v;
-}
-
-}  // namespace
 
 std::vector<ColumnLevels> gather_levels(const std::vector<LevelDictionary>& local,
                                         reduce::Communicator& comm) {
@@ -41,12 +26,12 @@ std::vector<ColumnLevels> gather_levels(const std::vector<LevelDictionary>& loca
   std::vector<std::vector<std::string>> all(local.size());
   for (const std::string& msg : reduce::all_strings(mine, comm)) {
     std::size_t at = 0;
-    if (get_u64(msg, at) != local.size())
+    if (get_u64(msg, at, "gather_levels") != local.size())
       throw std::runtime_error("gather_levels: ranks disagree on the columns");
     for (auto& labels : all) {
-      const std::uint64_t n = get_u64(msg, at);
+      const std::uint64_t n = get_u64(msg, at, "gather_levels");
       for (std::uint64_t i = 0; i < n; ++i) {
-        const std::uint64_t len = get_u64(msg, at);
+        const std::uint64_t len = get_u64(msg, at, "gather_levels");
         if (at + len > msg.size()) throw std::runtime_error("gather_levels: truncated message");
         labels.emplace_back(msg, at, len);
         at += len;
@@ -105,10 +90,10 @@ std::vector<std::string> gather_combinations(const std::vector<std::int32_t>& ro
   std::map<std::vector<std::int32_t>, std::int32_t> global;
   for (const std::string& msg : reduce::all_strings(mine, comm)) {
     std::size_t at = 0;
-    const std::uint64_t count = get_u64(msg, at);
+    const std::uint64_t count = get_u64(msg, at, "gather_levels");
     for (std::uint64_t i = 0; i < count; ++i) {
       std::vector<std::int32_t> tuple(width);
-      for (auto& v : tuple) v = static_cast<std::int32_t>(static_cast<std::uint32_t>(get_u64(msg, at)));
+      for (auto& v : tuple) v = static_cast<std::int32_t>(static_cast<std::uint32_t>(get_u64(msg, at, "gather_levels")));
       global.emplace(std::move(tuple), 0);
     }
   }

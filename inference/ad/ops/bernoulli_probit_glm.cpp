@@ -27,11 +27,11 @@ struct BernoulliProbitFamily {
       if (grad) {
         for (Index s = 0; s < S; ++s) {
           double d = 0.0;
-          ll[s] += math::log_ndtr(t * col[s], &d);
+          ll[s] += bvi::math::log_ndtr(t * col[s], &d);
           col[s] = t * d;
         }
       } else {
-        for (Index s = 0; s < S; ++s) ll[s] += math::log_ndtr(t * col[s]);
+        for (Index s = 0; s < S; ++s) ll[s] += bvi::math::log_ndtr(t * col[s]);
       }
     }
   }

@@ -36,7 +36,7 @@ struct BinomialLogitFamily {
       if (trials != 0.0) ll -= trials * (1.0 + e).log();
       // d/deta = y sigmoid(-eta) - k sigmoid(eta), each sigmoid as e/(1+e) or 1/(1+e) by sign.
       if (grad) a = (a >= 0.0).select(y * e - k, y - k * e) / (1.0 + e);
-      constant += rows.log_constant ? rows.log_constant[n] : math::log_binomial_coefficient(trials, y);
+      constant += rows.log_constant ? rows.log_constant[n] : bvi::math::log_binomial_coefficient(trials, y);
     }
     ll += constant;
   }

@@ -34,7 +34,7 @@ Var grouped_normal_lpdf(const Var& r, const Var& sd) {
   for (Index k = 0; k < K; ++k)
     for (Index s = 0; s < S; ++s) {
       const double v = sv[k * S + s];
-      o[s] += v > 0.0 ? -0.5 * ss[k * S + s] / (v * v) - dG * (std::log(v) + math::kLogSqrt2Pi)
+      o[s] += v > 0.0 ? -0.5 * ss[k * S + s] / (v * v) - dG * (std::log(v) + bvi::math::kLogSqrt2Pi)
                       : std::numeric_limits<double>::quiet_NaN();
     }
   if (out.has_adj()) {

@@ -5,7 +5,7 @@
 //   log p = log Gamma(y + phi) - log Gamma(phi) - log y! + phi log(phi / (phi + mu)) + y log(mu / (phi + mu))
 //         = R(y, phi) - log y! + y d - (y + phi) softplus(d),   d = eta - log phi,
 // (log(phi + mu) = log phi + softplus(d)), so nothing overflows at any eta: a huge eta gives
-// -phi d, finite, where exp(eta) would be inf. R is math::log_rising_factorial. Partials:
+// -phi d, finite, where exp(eta) would be inf. R is bvi::math::log_rising_factorial. Partials:
 //   d/deta = y - (y + phi) sigmoid(d)                  (= phi (y - mu) / (phi + mu))
 //   d/dphi = R1(y, phi) - y / phi - softplus(d) + (y + phi) sigmoid(d) / phi.
 // y d is left out for y = 0 (scipy's xlogy), so eta = -inf gives log p = 0 for y = 0 and -inf

@@ -38,7 +38,7 @@ struct NormalFamily {
       ll.setZero();
     } else {
       const double md = static_cast<double>(m);
-      ll = -0.5 * zz - md * (sd.log() + math::kLogSqrt2Pi);
+      ll = -0.5 * zz - md * (sd.log() + bvi::math::kLogSqrt2Pi);
       ll = (sd > 0.0).select(ll, std::numeric_limits<double>::quiet_NaN());
     }
     if (grad && sigma.has_adj()) {

@@ -33,7 +33,7 @@ struct PoissonLogFamily {
       else
         ll -= rate;
       if (grad) a = (y - rate).max(std::numeric_limits<double>::lowest());
-      constant += rows.log_constant ? rows.log_constant[n] : -math::log_factorial(y);
+      constant += rows.log_constant ? rows.log_constant[n] : -bvi::math::log_factorial(y);
     }
     ll += constant;
   }
