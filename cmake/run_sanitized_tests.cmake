@@ -2,7 +2,7 @@
 # (tests/CMakeLists.txt): STEP=build configures and builds the tree (the ctest fixture
 # sanitized_build), with FUZZ=ON (CXX is clang) also the fuzz targets TARGETS of fuzz/ (BVI_FUZZ),
 # which the fuzz_smoke_* entries run; STEP=run runs the unit tests with doctest's arguments ARGS
-# (the entries unit_tests_sanitized_ad and _rest each run a share of the test files, side by side).
+# (the entries unit_tests_sanitized_ad_exact and _rest each run a share of the test files, side by side).
 if(STEP STREQUAL "run")
   # detect_leaks: also LeakSanitizer; halt_on_error: the first report fails the test.
   set(ENV{ASAN_OPTIONS} "detect_leaks=1:halt_on_error=1:abort_on_error=0")

@@ -110,8 +110,8 @@ def main():
         tol = np.maximum(np.abs(coarse - fine) + rounding, 1e-12 * np.maximum(1.0, np.abs(fine)))
         if np.any(tol > 1e-7 * np.maximum(1.0, np.abs(fine))) or not np.all(np.isfinite(fine)):
             raise SystemExit("row %r: the reference is not accurate: %r" % ((y, m, v, rho, um, uv), tol))
-        vals = [y, m, v, c, um, uv] + list(fine) + list(tol)
-        print("    {" + ", ".join(repr(float(x)) for x in vals) + "},")
+        vals = [y, m, v, c, um, uv] + list(fine)
+        print("    {" + ", ".join(repr(float(x)) for x in vals) + ", {" + ", ".join(repr(float(x)) for x in tol) + "}},")
     print("};")
 
 
