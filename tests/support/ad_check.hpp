@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "inference/ad/tape.hpp"
+#include "support/sanitized.hpp"
 
 namespace bvi::test {
 
@@ -26,17 +27,10 @@ using Arrays = std::vector<Eigen::ArrayXXd>;
 using AdFn = std::function<ad::Var(ad::Tape&, const std::vector<ad::Var>&)>;
 using RefFn = std::function<Eigen::ArrayXXd(const Arrays&)>;
 
-// How many entries of each input the gradient is checked at by central differences of the
-// reference. Under the sanitizers (the unit tests' second run, which looks for memory errors and
-// undefined behaviour in the code under test) the differences are taken at most at 48 entries,
-// spread over the input from its first to its last: they evaluate the reference, test code that
-// made up most of that run's time (a 700 x 300 block's 600 differences: 106 s under ASan against
-// 2.7 s in Release), while the op still runs forward and backward on every input as in Release.
-#ifdef BVI_SANITIZED
-inline constexpr Eigen::Index kFdEntries = 48;
-#else
-inline constexpr Eigen::Index kFdEntries = std::numeric_limits<Eigen::Index>::max();
-#endif
+// Under the sanitizers (tests/support/sanitized.hpp) the gradient is checked by central
+// differences of the reference at kFdEntries entries of each input: those evaluate the reference,
+// test code that made up most of that run's time (a 700 x 300 block's 600 differences: 106 s under
+// ASan against 2.7 s in Release), while the op still runs forward and backward on every input.
 
 struct CheckOptions {
   double value_rtol = 1e-13;  // relative tolerance on values (absolute below 1)
@@ -130,11 +124,11 @@ inline void check_op(const std::string& name, const AdFn& f, const RefFn& ref, c
   std::vector<Eigen::ArrayXXd> fd(n_inputs);
   auto central_differences = [&](unsigned k) {
     fd[k].resize(xs[k].rows(), xs[k].cols());
-    const Eigen::Index n = xs[k].size(), stride = std::max<Eigen::Index>(1, (n + kFdEntries - 1) / kFdEntries);
+    const Eigen::Index n = xs[k].size();
     for (Eigen::Index i = 0; i < n; ++i) {
       fd[k](i) = std::numeric_limits<double>::quiet_NaN();
       const double x0 = xs[k](i);
-      if (!std::isfinite(x0) || (i % stride != 0 && i != n - 1)) continue;
+      if (!std::isfinite(x0) || !fd_entry(i, n)) continue;
       Arrays plus = xs, minus = xs;
       const double h = opt.fd_step * std::max(1.0, std::abs(x0));
       plus[k](i) = x0 + h;

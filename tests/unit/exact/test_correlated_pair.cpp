@@ -11,6 +11,7 @@
 
 #include "multilevel_setup.hpp"
 #include "sparse_q.hpp"
+#include "support/sanitized.hpp"
 
 // Each test file has a namespace of its own: the unit tests compile in unity batches.
 namespace test_correlated_pair {
@@ -41,7 +42,7 @@ TEST_CASE("two correlated effects: the prior term is exact, and the value is the
       const vi::GaussianQ q = test::random_q(P, dense, 23, 0.25);
       const double e = s.expected->evaluate(q, nullptr);
       CHECK(s.expected->value_se() == 0.0);
-      const test::MonteCarloMean draws = test::monte_carlo_log_joint(s, q, 60000, 79);
+      const test::MonteCarloMean draws = test::monte_carlo_log_joint(s, q, test::monte_carlo_draws(60000), 79);
       const double mc = draws.mean, se = draws.se;
       INFO("exact " << e << ", Monte Carlo " << mc << " +- " << se);
       CHECK(std::abs(e - mc) <= 4.5 * se);

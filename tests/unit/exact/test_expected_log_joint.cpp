@@ -11,6 +11,7 @@
 
 #include "exact_fixtures.hpp"
 #include "inference/rng/normal_stream.hpp"
+#include "support/sanitized.hpp"
 
 // Each test file has a namespace of its own: the unit tests compile in unity batches.
 namespace test_expected_log_joint {
@@ -105,7 +106,7 @@ TEST_CASE("the exact expected log joint equals a Monte Carlo average of the AD l
         const Eigen::Index P = f.model.dim();
         const vi::GaussianQ q = test::random_q(P, dense, 9, 0.3);
         const double e = value(f, q);
-        const Eigen::Index S = 40000;
+        const Eigen::Index S = test::monte_carlo_draws(40000);
         Eigen::MatrixXd eps(S, P), zeta(S, P);
         rng::standard_normal(77, rng::Purpose::elbo, 1, 0, eps);
         if (dense)

@@ -2,12 +2,21 @@
 // calls malloc zero times (tape memory comes from rewound arenas, the GEMMs pack into arena
 // buffers, the reducer's slots are kept). malloc is counted by interposing it in this binary and
 // forwarding to glibc, which sees Eigen's allocations too (operator new alone would not).
-// Not in sanitizer builds: ASan owns malloc there.
+// Not in sanitizer builds: ASan owns malloc there, and a malloc defined here would take every
+// allocation of the test binary away from it (GCC says so by __SANITIZE_ADDRESS__, clang by
+// __has_feature(address_sanitizer)).
 #include <doctest/doctest.h>
 
 #include <cstddef>  // defines __GLIBC__ on glibc
 
-#if !defined(__SANITIZE_ADDRESS__) && defined(__GLIBC__)
+#if defined(__SANITIZE_ADDRESS__)
+#define BVI_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BVI_UNDER_ASAN 1
+#endif
+#endif
+#if !defined(BVI_UNDER_ASAN) && defined(__GLIBC__)
 #define BVI_COUNT_MALLOC 1
 #endif
 
