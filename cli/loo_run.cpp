@@ -1,0 +1,125 @@
+#include "cli/loo_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include "cli/fit_rows.hpp"
+#include "cli/number_format.hpp"
+#include "common/error.hpp"
+#include "models/data/csv_reader.hpp"
+#include "models/pointwise_log_lik.hpp"
+#include "models/response_hash.hpp"
+#include "models/spec/config.hpp"
+
+namespace bvi::cli {
+
+namespace {
+
+// Rows per block of one thread (one GEMM each) and per chunk (the rows whose results wait to be
+// added in order): S x 64 doubles of scratch per thread, 4096 LooPoints per chunk.
+constexpr Eigen::Index kLooBlock = 64;
+constexpr Eigen::Index kLooChunk = 4096;
+
+}  // namespace
+
+LooRun compute_loo(const LooRequest& req) {
+  spec::Config config = spec::parse_config(req.config);
+  FitForConfig applied = load_fit_for_config(config, req.fit);
+  models::FitResult& fit = applied.fit;
+  const std::string draws_csv = req.fit + "/draws.csv";
+  if (req.draws > 0 && req.draws < fit.draws.rows()) {
+    fit.draws.conservativeResize(req.draws, Eigen::NoChange);
+    fit.log_p.conservativeResize(req.draws);
+    fit.log_g.conservativeResize(req.draws);
+  }
+  const Eigen::Index S = fit.draws.rows();
+  for (Eigen::Index s = 0; s < S; ++s)
+    if (!std::isfinite(fit.log_p[s]) || !std::isfinite(fit.log_g[s]))
+      throw data_error(draws_csv, "draw " + std::to_string(s + 1) +
+                                      ": log_p__ or log_g__ is not a finite number (loo's importance ratios need both)");
+
+  const std::string& path = config.data.csv;
+  const models::PredictionRows rows = read_fit_rows(applied, config, path, "they are left out of loo");
+  if (rows.y.size() == 0)
+    throw data_error(file_line(path, 1), "no response column '" + fit.response + "': loo needs it");
+  const Eigen::Index N = rows.x.rows();
+  if (N == 0) throw data_error(path, "no rows");
+  // The fit must be a fit of these data: loo's importance ratios use the fit's log p(theta, y).
+  if (fit.rows >= 0 && fit.rows != N)
+    throw data_error(path, "the fit in " + req.fit + " was made with " + std::to_string(fit.rows) +
+                               " rows; the config's data have " + std::to_string(N) + " (a fit of other data?)");
+  models::ResponseHash yh;
+  for (Eigen::Index i = 0; i < N; ++i) yh.add(rows.y[i]);
+  if (!fit.response_hash.empty() && fit.response_hash != yh.text())
+    throw data_error(path, "the fit in " + req.fit + " was made with other values of the response '" + fit.response +
+                               "' (response hash " + fit.response_hash + ", these rows " + yh.text() +
+                               "): a fit of other data?");
+
+  const models::PredictRows prows = predict_rows_of(applied, rows, static_cast<std::uint64_t>(fit.seed));
+  const models::PointwiseLogLik loglik(fit, prows);
+  // log p(theta_s, y) - log q(theta_s): the approximation's correction, shared by every row.
+  const Eigen::VectorXd correction = fit.log_p - fit.log_g;
+
+  LooRun run;
+  run.config = req.config;
+  run.fit = req.fit;
+  run.likelihood = fit.likelihood;
+  run.response = fit.response;
+  run.response_hash = yh.text();
+  run.draws = static_cast<long>(S);
+  diagnostics::LooAccumulator acc;
+  std::vector<diagnostics::LooPoint> points(static_cast<std::size_t>(std::min(kLooChunk, N)));
+  const int threads = std::max(1, req.threads);
+  for (Eigen::Index c0 = 0; c0 < N; c0 += kLooChunk) {
+    const Eigen::Index cn = std::min(kLooChunk, N - c0);
+    std::exception_ptr error;
+#pragma omp parallel num_threads(threads)
+    {
+      Eigen::MatrixXd eta, ll;
+#pragma omp for schedule(dynamic)
+      for (Eigen::Index b0 = 0; b0 < cn; b0 += kLooBlock) {
+        try {
+          const Eigen::Index m = std::min(kLooBlock, cn - b0);
+          loglik.block(c0 + b0, m, eta, ll);
+          for (Eigen::Index i = 0; i < m; ++i)
+            points[static_cast<std::size_t>(b0 + i)] = diagnostics::loo_point(ll.col(i), correction);
+        } catch (...) {
+#pragma omp critical(loo_error)
+          if (!error) error = std::current_exception();
+        }
+      }
+    }
+    if (error) std::rethrow_exception(error);
+    // In row order, whatever the threads did.
+    for (Eigen::Index i = 0; i < cn; ++i) {
+      const diagnostics::LooPoint& p = points[static_cast<std::size_t>(i)];
+      const long record = static_cast<long>(rows.record[static_cast<std::size_t>(c0 + i)]) + 1;
+      if (!std::isfinite(p.elpd_loo))
+        throw data_error(file_line(path, record + 1),
+                         "the log likelihood of this row is not a finite number at some draw of the fit (y "
+                         "impossible under it): no importance ratio exists");
+      acc.add(p);
+      const LooRowValue v{record, p.elpd_loo, p.p_loo, p.looic, p.pareto_k};
+      if (!(p.pareto_k <= 0.7)) run.high_k.push_back(v);
+      if (req.pointwise) run.pointwise.push_back(v);
+    }
+  }
+  run.totals = acc.totals();
+  return run;
+}
+
+std::string loo_pointwise_csv(const std::vector<LooRowValue>& rows) {
+  std::string out = "row,elpd_loo,p_loo,looic,pareto_k,influence_pareto_k\n";
+  for (const LooRowValue& v : rows) {
+    out += std::to_string(v.row);
+    for (double x : {v.elpd_loo, v.p_loo, v.looic, v.pareto_k, v.pareto_k}) {
+      out += ',';
+      append_number(out, x);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace bvi::cli
