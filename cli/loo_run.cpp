@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "cli/fit_rows.hpp"
+#include "cli/logging.hpp"
 #include "cli/number_format.hpp"
 #include "common/error.hpp"
 #include "models/data/csv_reader.hpp"
@@ -33,6 +34,9 @@ LooRun compute_loo(const LooRequest& req) {
     fit.log_p.conservativeResize(req.draws);
     fit.log_g.conservativeResize(req.draws);
   }
+  if (req.draws > fit.draws.rows())
+    cli_logger().warn("the fit in " + req.fit + " has " + std::to_string(fit.draws.rows()) +
+                      " draws; loo uses them all (fit with a larger inference.output_draws for more)");
   const Eigen::Index S = fit.draws.rows();
   for (Eigen::Index s = 0; s < S; ++s)
     if (!std::isfinite(fit.log_p[s]) || !std::isfinite(fit.log_g[s]))

@@ -217,6 +217,9 @@ class TestLoo(LooFits):
     def test_draws_option_uses_the_first_draws(self):
         d = json.loads(self.loo("a", "--draws", "200").stdout)
         self.assertEqual(d["draws"], 200)
+        p = self.loo("a", "--draws", "5000")
+        self.assertEqual(json.loads(p.stdout)["draws"], 1000)
+        self.assertIn("has 1000 draws", p.stderr)
 
     def test_a_count_model(self):
         cfg = os.path.join(SOURCE_DIR, "configs", "likelihoods", "poisson_log.json")
@@ -385,6 +388,19 @@ class TestLooErrors(LooFits):
         self.loo("a", "--output", no_pw)
         self.assert_error(run(["compare", no_pw, no_pw]), 65, where=no_pw, contains="--pointwise")
         self.assert_error(run(["compare", self.path("missing.json"), bad]), 66)
+
+    def test_fit_folder_without_a_recorded_config(self):
+        # A fit made before fits recorded their config: compare cannot compute its loo.
+        old = self.path("old_fit")
+        shutil.copytree(self.fits["a"][1], old)
+        summary = load_json(os.path.join(old, "summary.json"))
+        del summary["data"]["config"]
+        with open(os.path.join(old, "summary.json"), "w") as f:
+            json.dump(summary, f)
+        where = os.path.join(old, "summary.json")
+        self.assert_error(run(["compare", old, self.fits["b"][1]]), 65, where=where, contains="records no config")
+        # loo with the config still works (the response hash is checked).
+        self.assertEqual(run(["loo", self.fits["a"][0], "--fit", old]).returncode, 0)
 
     def test_compare_refuses_other_data(self):
         # A loo of model a on 60 rows (a fit of those rows) against one on all 100.
