@@ -104,6 +104,11 @@ models::PredictionRows read_fit_rows(const FitForConfig& f, const spec::Config& 
                          std::to_string(rows.records) +
                          " rows have missing values (empty, NA or NaN) in the columns the model uses (with "
                          "/data/missing \"drop\" " + when_dropped + ")");
+  check_standardized_rows(f, rows);
+  return rows;
+}
+
+void check_standardized_rows(const FitForConfig& f, const models::PredictionRows& rows) {
   // New rows are standardized with the training statistics (design_from_json refused a center or
   // scale that is not a finite number and a positive one), which can still push an extreme but
   // finite value out of range, as can a product of columns: refused rather than predicted as nan.
@@ -114,7 +119,6 @@ models::PredictionRows read_fit_rows(const FitForConfig& f, const spec::Config& 
                          "its standardization turns column '" + f.design.columns[static_cast<std::size_t>(j)].name +
                              "' of data row " + std::to_string(rows.record[static_cast<std::size_t>(i)] + 1) +
                              " into a number that is not finite");
-  return rows;
 }
 
 models::PredictRows predict_rows_of(const FitForConfig& f, const models::PredictionRows& rows, std::uint64_t seed) {

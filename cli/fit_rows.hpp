@@ -33,6 +33,10 @@ FitForConfig load_fit_for_config(spec::Config& config, const std::string& fit_di
 models::PredictionRows read_fit_rows(const FitForConfig& f, const spec::Config& config, const std::string& path,
                                      const std::string& when_dropped);
 
+// The check read_fit_rows makes of rows read otherwise (a range at a time): every standardized
+// value finite (65 naming the fit's summary otherwise).
+void check_standardized_rows(const FitForConfig& f, const models::PredictionRows& rows);
+
 // The rows as models::predict takes them (`rows` must outlive the result): new groups' effects
 // drawn with `seed` (logged when there are any).
 models::PredictRows predict_rows_of(const FitForConfig& f, const models::PredictionRows& rows, std::uint64_t seed);

@@ -12,6 +12,7 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 import unittest
 
 import numpy as np
@@ -285,6 +286,32 @@ class TestLooModels(BinaryTestCase):
                             "loo", cfg, "--fit", serial], capture_output=True, text=True, timeout=300, env=env)
         self.assertEqual(q.returncode, 0, q.stderr)
         self.assertEqual(one.stdout, q.stdout)
+
+
+class TestLooMemory(BinaryTestCase):
+    def peak_kb(self, args):
+        """The peak resident memory of one `bayes-vi ARGS` run, measured in a fresh process."""
+        code = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:], capture_output=True); "
+                "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+        out = subprocess.run([sys.executable, "-c", code, BINARY] + args, capture_output=True, text=True,
+                             timeout=600).stdout.split()
+        self.assertEqual(out[0], "0")
+        return int(out[1])
+
+    def test_memory_does_not_grow_with_the_rows(self):
+        peaks = []
+        for rows in (20000, 200000):
+            data = self.path("sim%d.csv" % rows)
+            self.assertEqual(run(["simulate", "--rows", str(rows), "--features", "5", "--seed", "3",
+                                  "--output", data]).returncode, 0)
+            cfg = model_config()
+            cfg["data"] = {"csv": data, "response": "y"}
+            cp = self.write_config(cfg, "sim%d.json" % rows)
+            fit = self.path("fit%d" % rows)
+            self.assertEqual(run_fit([cp, "--output", fit, "--quiet"]).returncode, 0)
+            peaks.append(self.peak_kb(["loo", cp, "--fit", fit, "--draws", "100", "--threads", "1"]))
+        # 180000 more rows would hold 7 MB of features alone (and 20 MB of CSV text) if kept.
+        self.assertLess(peaks[1] - peaks[0], 3000, peaks)
 
 
 class TestCompare(LooFits):
