@@ -20,11 +20,12 @@
 namespace bvi::cli {
 
 CLI::App* setup_compare(CLI::App& app, CompareOptions& o) {
-  CLI::App* cmd = app.add_subcommand(
-      "compare",
-      "Compare models by PSIS-LOO as R's loo_compare does (best first: elpd_diff, se_diff, elpd_loo, p_loo, looic)");
-  cmd->add_option("inputs", o.inputs,
-                  "Two or more loo documents (loo --output FILE --pointwise P) or fit folders (fit --output DIR)")
+  CLI::App* cmd = app.add_subcommand("compare",
+                                     "Compare models by PSIS-LOO as R's loo_compare does (best first: "
+                                     "elpd_diff, se_diff, elpd_loo, p_loo, looic)");
+  cmd->add_option(
+         "inputs", o.inputs,
+         "Two or more loo documents (loo --output FILE --pointwise P) or fit folders (fit --output DIR)")
       ->required()
       ->expected(2, -1)
       ->check(non_empty_path())
@@ -55,7 +56,8 @@ struct CompareModel {
 
 double json_number(const CompareJson& d, const char* key, const std::string& where) {
   if (!d.contains(key) || !d.at(key).is_number())
-    throw data_error(where, std::string("not a bayes-vi loo document ('") + key + "' is missing or not a number)");
+    throw data_error(where,
+                     std::string("not a bayes-vi loo document ('") + key + "' is missing or not a number)");
   return d.at(key).get<double>();
 }
 
@@ -71,7 +73,8 @@ void read_pointwise(const std::string& path, CompareModel& m) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (number == 1) {
       if (line.rfind("row,elpd_loo,", 0) != 0)
-        throw data_error(file_line(path, 1), "not a loo pointwise file (expected the header row,elpd_loo,...)");
+        throw data_error(file_line(path, 1),
+                         "not a loo pointwise file (expected the header row,elpd_loo,...)");
       continue;
     }
     if (line.empty()) continue;
@@ -105,15 +108,17 @@ CompareModel model_from_document(const std::string& path) {
   m.looic = json_number(d, "looic", path);
   m.se_looic = json_number(d, "se_looic", path);
   const double rows = json_number(d, "rows", path);
-  if (d.contains("response_hash") && d.at("response_hash").is_string()) m.response_hash = d.at("response_hash");
+  if (d.contains("response_hash") && d.at("response_hash").is_string())
+    m.response_hash = d.at("response_hash");
   if (!d.contains("pointwise_file") || !d.at("pointwise_file").is_string())
-    throw data_error(path, "has no pointwise values, which the paired differences need (run loo with --pointwise FILE)");
+    throw data_error(
+        path, "has no pointwise values, which the paired differences need (run loo with --pointwise FILE)");
   std::filesystem::path pw = d.at("pointwise_file").get<std::string>();
   if (pw.is_relative()) pw = std::filesystem::path(path).parent_path() / pw;
   read_pointwise(pw.string(), m);
   if (static_cast<double>(m.elpd.size()) != rows)
-    throw data_error(pw.string(), "holds " + std::to_string(m.elpd.size()) + " rows where " + path + " says " +
-                                      std::to_string(static_cast<long>(rows)));
+    throw data_error(pw.string(), "holds " + std::to_string(m.elpd.size()) + " rows where " + path +
+                                      " says " + std::to_string(static_cast<long>(rows)));
   return m;
 }
 
@@ -125,11 +130,11 @@ CompareModel model_from_fit(const std::string& dir, int threads) {
   } catch (const nlohmann::json::exception&) {
     throw data_error(summary_path, "not valid JSON");
   }
-  if (!s.is_object() || !s.contains("data") || !s.at("data").is_object() || !s.at("data").contains("config") ||
-      !s.at("data").at("config").is_string())
+  if (!s.is_object() || !s.contains("data") || !s.at("data").is_object() ||
+      !s.at("data").contains("config") || !s.at("data").at("config").is_string())
     throw data_error(summary_path,
-                     "records no config (a fit made before loo existed): run bayes-vi loo CONFIG --fit " + dir +
-                         " --output FILE --pointwise P and compare FILE");
+                     "records no config (a fit made before loo existed): run bayes-vi loo CONFIG --fit " +
+                         dir + " --output FILE --pointwise P and compare FILE");
   LooRequest req;
   req.config = s.at("data").at("config").get<std::string>();
   req.fit = dir;
@@ -167,17 +172,20 @@ int run_compare(const CompareOptions& o) {
   std::vector<CompareModel> models;
   for (const std::string& in : o.inputs) {
     std::error_code ec;
-    models.push_back(std::filesystem::is_directory(in, ec) ? model_from_fit(in, threads) : model_from_document(in));
+    models.push_back(std::filesystem::is_directory(in, ec) ? model_from_fit(in, threads)
+                                                           : model_from_document(in));
   }
   // The same data: the same rows (count and records) and the same responses.
   const CompareModel& first = models.front();
   for (const CompareModel& m : models) {
     if (m.elpd.size() != first.elpd.size())
       throw data_error(m.name, "has " + std::to_string(m.elpd.size()) + " rows, " + first.name + " has " +
-                                   std::to_string(first.elpd.size()) + ": models of different data cannot be compared");
+                                   std::to_string(first.elpd.size()) +
+                                   ": models of different data cannot be compared");
     if (m.rows != first.rows)
-      throw data_error(m.name, "leaves out other rows than " + first.name +
-                                   " (missing values dropped differently): models of different data cannot be compared");
+      throw data_error(
+          m.name, "leaves out other rows than " + first.name +
+                      " (missing values dropped differently): models of different data cannot be compared");
     if (!m.response_hash.empty() && !first.response_hash.empty() && m.response_hash != first.response_hash)
       throw data_error(m.name, "was evaluated on other responses than " + first.name + " (response hash " +
                                    m.response_hash + " against " + first.response_hash +
@@ -194,8 +202,8 @@ int run_compare(const CompareOptions& o) {
   CompareJson doc;
   CompareJson rows = CompareJson::array();
   // The table: loo_compare's columns (print(..., simplify = FALSE)), one decimal as R prints.
-  std::vector<std::string> header = {"", "elpd_diff", "se_diff", "elpd_loo", "se_elpd_loo",
-                                     "p_loo", "se_p_loo", "looic", "se_looic"};
+  std::vector<std::string> header = {"",      "elpd_diff", "se_diff", "elpd_loo", "se_elpd_loo",
+                                     "p_loo", "se_p_loo",  "looic",   "se_looic"};
   if (weights.size() > 0) header.push_back("weight");
   std::vector<std::vector<std::string>> cells = {header};
   for (const auto& r : ranked) {
@@ -210,9 +218,9 @@ int run_compare(const CompareOptions& o) {
     j["se_p_loo"] = m.se_p_loo;
     j["looic"] = m.looic;
     j["se_looic"] = m.se_looic;
-    std::vector<std::string> line = {m.name,           fixed1(r.elpd_diff), fixed1(r.se_diff),
-                                     fixed1(m.elpd_loo), fixed1(m.se_elpd_loo), fixed1(m.p_loo),
-                                     fixed1(m.se_p_loo), fixed1(m.looic),     fixed1(m.se_looic)};
+    std::vector<std::string> line = {
+        m.name,          fixed1(r.elpd_diff), fixed1(r.se_diff), fixed1(m.elpd_loo), fixed1(m.se_elpd_loo),
+        fixed1(m.p_loo), fixed1(m.se_p_loo),  fixed1(m.looic),   fixed1(m.se_looic)};
     if (weights.size() > 0) {
       j["stacking_weight"] = weights[r.index];
       char w[32];

@@ -74,7 +74,8 @@ FitForConfig load_fit_for_config(spec::Config& config, const std::string& fit_di
   std::vector<std::string> terms;
   for (const auto& t : design.terms) terms.push_back(t.text);
   if (config.data.features && *config.data.features != terms)
-    throw config_error("/data/features", "the fit in " + fit_dir + " was made with the terms " + fit_rows_join(terms));
+    throw config_error("/data/features",
+                       "the fit in " + fit_dir + " was made with the terms " + fit_rows_join(terms));
   models::ModelShape shape;
   shape.features = design.column_names();
   for (const auto& t : design.terms) shape.terms.push_back({t.text, t.first_column, t.n_columns});
@@ -85,14 +86,15 @@ FitForConfig load_fit_for_config(spec::Config& config, const std::string& fit_di
   const models::Model& model = *f.model;
   if (model.layout().column_names() != fit.names)
     throw config_error("/model", "the fit in " + fit_dir + " has the parameters " + fit_rows_join(fit.names) +
-                                     "; the config's model has " + fit_rows_join(model.layout().column_names()));
+                                     "; the config's model has " +
+                                     fit_rows_join(model.layout().column_names()));
   if (!models::predict_supports(fit.likelihood))
     throw config_error("/model/likelihood", "predict does not support '" + fit.likelihood + "' yet");
   return f;
 }
 
-models::PredictionRows read_fit_rows(const FitForConfig& f, const spec::Config& config, const std::string& path,
-                                     const std::string& when_dropped) {
+models::PredictionRows read_fit_rows(const FitForConfig& f, const spec::Config& config,
+                                     const std::string& path, const std::string& when_dropped) {
   // The rows: the fit's variables by name (other columns are ignored), the response if there, and
   // the trials, offset and exposure columns the config names (required: they enter eta).
   const models::Likelihood& lik = f.model->likelihood();
@@ -103,7 +105,8 @@ models::PredictionRows read_fit_rows(const FitForConfig& f, const spec::Config& 
                      rows.first_missing_what + "; " + std::to_string(rows.missing) + " of " +
                          std::to_string(rows.records) +
                          " rows have missing values (empty, NA or NaN) in the columns the model uses (with "
-                         "/data/missing \"drop\" " + when_dropped + ")");
+                         "/data/missing \"drop\" " +
+                         when_dropped + ")");
   check_standardized_rows(f, rows);
   return rows;
 }
@@ -116,12 +119,14 @@ void check_standardized_rows(const FitForConfig& f, const models::PredictionRows
     for (Eigen::Index j = 0; j < rows.x.cols(); ++j)
       if (!std::isfinite(rows.x(i, j)))
         throw data_error((std::filesystem::path(f.fit.dir) / "summary.json").string(),
-                         "its standardization turns column '" + f.design.columns[static_cast<std::size_t>(j)].name +
-                             "' of data row " + std::to_string(rows.record[static_cast<std::size_t>(i)] + 1) +
+                         "its standardization turns column '" +
+                             f.design.columns[static_cast<std::size_t>(j)].name + "' of data row " +
+                             std::to_string(rows.record[static_cast<std::size_t>(i)] + 1) +
                              " into a number that is not finite");
 }
 
-models::PredictRows predict_rows_of(const FitForConfig& f, const models::PredictionRows& rows, std::uint64_t seed) {
+models::PredictRows predict_rows_of(const FitForConfig& f, const models::PredictionRows& rows,
+                                    std::uint64_t seed) {
   const models::FitResult& fit = f.fit;
   const models::design::Design& design = f.design;
   models::PredictRows prows{rows.x};

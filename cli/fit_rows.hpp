@@ -30,8 +30,8 @@ FitForConfig load_fit_for_config(spec::Config& config, const std::string& fit_di
 // Reads `path` with the fit's design; rows with a missing value are an error (65) unless
 // /data/missing is "drop" (the message ends "with /data/missing "drop" WHEN_DROPPED"), and so is
 // a row that standardization makes non-finite.
-models::PredictionRows read_fit_rows(const FitForConfig& f, const spec::Config& config, const std::string& path,
-                                     const std::string& when_dropped);
+models::PredictionRows read_fit_rows(const FitForConfig& f, const spec::Config& config,
+                                     const std::string& path, const std::string& when_dropped);
 
 // The check read_fit_rows makes of rows read otherwise (a range at a time): every standardized
 // value finite (65 naming the fit's summary otherwise).
@@ -39,6 +39,7 @@ void check_standardized_rows(const FitForConfig& f, const models::PredictionRows
 
 // The rows as models::predict takes them (`rows` must outlive the result): new groups' effects
 // drawn with `seed` (logged when there are any).
-models::PredictRows predict_rows_of(const FitForConfig& f, const models::PredictionRows& rows, std::uint64_t seed);
+models::PredictRows predict_rows_of(const FitForConfig& f, const models::PredictionRows& rows,
+                                    std::uint64_t seed);
 
 }  // namespace bvi::cli

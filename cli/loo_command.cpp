@@ -25,7 +25,8 @@ CLI::App* setup_loo(CLI::App& app, LooOptions& o) {
       ->required()
       ->check(non_empty_path())
       ->type_name("DIR");
-  cmd->add_option("--draws", o.draws, "Use the first N draws of the fit (default: all, inference.output_draws)")
+  cmd->add_option("--draws", o.draws,
+                  "Use the first N draws of the fit (default: all, inference.output_draws)")
       ->check(CLI::Range(1L, 100000000L))
       ->type_name("N");
   cmd->add_option("--output", o.output, "Also write the JSON document to FILE")
@@ -45,7 +46,9 @@ namespace {
 using LooJson = nlohmann::ordered_json;
 
 // JSON has no infinities: a non-finite number is written as null (k = -inf of a flat tail too).
-LooJson loo_number(double x) { return std::isfinite(x) ? LooJson(x) : LooJson(nullptr); }
+LooJson loo_number(double x) {
+  return std::isfinite(x) ? LooJson(x) : LooJson(nullptr);
+}
 
 std::string absolute_path(const std::string& p) {
   std::error_code ec;
@@ -69,7 +72,8 @@ LooJson loo_document(const LooRun& run, const std::string& pointwise_file) {
   d["pareto_k_bands"] = {{"good", t.good}, {"bad", t.bad}, {"very_bad", t.very_bad}};
   LooJson high = LooJson::array();
   for (const LooRowValue& v : run.high_k)
-    high.push_back({{"row", v.row}, {"pareto_k", loo_number(v.pareto_k)}, {"elpd_loo", loo_number(v.elpd_loo)}});
+    high.push_back(
+        {{"row", v.row}, {"pareto_k", loo_number(v.pareto_k)}, {"elpd_loo", loo_number(v.elpd_loo)}});
   d["high_pareto_k"] = std::move(high);
   d["method"] = "psis_loo_approximate_posterior";
   d["config"] = absolute_path(run.config);

@@ -41,8 +41,9 @@ LooRun compute_loo(const LooRequest& req) {
   const Eigen::Index S = fit.draws.rows();
   for (Eigen::Index s = 0; s < S; ++s)
     if (!std::isfinite(fit.log_p[s]) || !std::isfinite(fit.log_g[s]))
-      throw data_error(draws_csv, "draw " + std::to_string(s + 1) +
-                                      ": log_p__ or log_g__ is not a finite number (loo's importance ratios need both)");
+      throw data_error(draws_csv,
+                       "draw " + std::to_string(s + 1) +
+                           ": log_p__ or log_g__ is not a finite number (loo's importance ratios need both)");
 
   const std::string& path = config.data.csv;
   const models::PredictionRowsReader reader(path, applied.design, fit.response, config.data,
@@ -77,9 +78,9 @@ LooRun compute_loo(const LooRequest& req) {
     // The fit's own data have no group it never saw.
     for (std::size_t g = 0; g < rows.groups.size(); ++g)
       if (!rows.groups[g].new_levels.empty())
-        throw data_error(path, "group '" + rows.groups[g].new_levels[0] + "' of " + applied.design.groups[g].label +
-                                   " is not one of the groups the fit in " + req.fit +
-                                   " was made with (a fit of other data?)");
+        throw data_error(path, "group '" + rows.groups[g].new_levels[0] + "' of " +
+                                   applied.design.groups[g].label + " is not one of the groups the fit in " +
+                                   req.fit + " was made with (a fit of other data?)");
     const Eigen::Index cn = rows.x.rows();
     for (Eigen::Index i = 0; i < cn; ++i) yh.add(rows.y[i]);
     if (cn == 0) continue;
@@ -124,12 +125,13 @@ LooRun compute_loo(const LooRequest& req) {
   if (used == 0) throw data_error(path, "no rows (every row has a missing value)");
   if (fit.rows >= 0 && fit.rows != used)
     throw data_error(path, "the fit in " + req.fit + " was made with " + std::to_string(fit.rows) +
-                               " rows; the config's data have " + std::to_string(used) + " (a fit of other data?)");
+                               " rows; the config's data have " + std::to_string(used) +
+                               " (a fit of other data?)");
   run.response_hash = yh.text();
   if (!fit.response_hash.empty() && fit.response_hash != run.response_hash)
-    throw data_error(path, "the fit in " + req.fit + " was made with other values of the response '" + fit.response +
-                               "' (response hash " + fit.response_hash + ", these rows " + run.response_hash +
-                               "): a fit of other data?");
+    throw data_error(path, "the fit in " + req.fit + " was made with other values of the response '" +
+                               fit.response + "' (response hash " + fit.response_hash + ", these rows " +
+                               run.response_hash + "): a fit of other data?");
   if (first_impossible > 0)
     throw data_error(file_line(path, first_impossible + 1),
                      "the log likelihood of this row is not a finite number at some draw of the fit (y "

@@ -23,7 +23,7 @@ struct LooRun {
   std::string likelihood, response, response_hash;
   long draws = 0;
   diagnostics::LooTotals totals;
-  std::vector<LooRowValue> high_k;    // the rows with k > 0.7, in row order
+  std::vector<LooRowValue> high_k;     // the rows with k > 0.7, in row order
   std::vector<LooRowValue> pointwise;  // every row, when asked for
 };
 

@@ -22,7 +22,8 @@ DrawPredictors::DrawPredictors(const FitResult& fit, const PredictFamily& family
   const Eigen::Index sigma_col = scale_name.empty() ? -1 : draws_column(fit, scale_name);
   Eigen::Index b = draws_column(fit, "beta.1");
   if (b < 0 && D == 1) b = draws_column(fit, "beta");
-  if (D > 0 && (b < 0 || b + D > fit.draws.cols())) throw std::logic_error("predict: the draws have no beta columns");
+  if (D > 0 && (b < 0 || b + D > fit.draws.cols()))
+    throw std::logic_error("predict: the draws have no beta columns");
   if (!scale_name.empty() && sigma_col < 0)
     throw std::logic_error("predict: the draws have no " + scale_name + " column");
   beta = D > 0 ? Eigen::MatrixXd(fit.draws.middleCols(b, D)) : Eigen::MatrixXd(S, 0);

@@ -11,7 +11,8 @@ namespace {
 PredictFamily pointwise_family(const std::string& likelihood) {
   bool ok = false;
   const PredictFamily family = PredictFamily::named(likelihood, &ok);
-  if (!ok) throw config_error("/model/likelihood", "loo does not support the likelihood '" + likelihood + "' yet");
+  if (!ok)
+    throw config_error("/model/likelihood", "loo does not support the likelihood '" + likelihood + "' yet");
   return family;
 }
 
@@ -27,7 +28,8 @@ PointwiseLogLik::PointwiseLogLik(const FitResult& fit, const PredictRows& rows)
     throw std::logic_error("pointwise log likelihood: binomial_logit needs the rows' trials");
 }
 
-void PointwiseLogLik::block(Eigen::Index r0, Eigen::Index m, Eigen::MatrixXd& eta, Eigen::MatrixXd& out) const {
+void PointwiseLogLik::block(Eigen::Index r0, Eigen::Index m, Eigen::MatrixXd& eta,
+                            Eigen::MatrixXd& out) const {
   const Eigen::Index S = draws();
   if (eta.rows() != S || eta.cols() < m) eta.resize(S, m);
   if (out.rows() != S || out.cols() < m) out.resize(S, m);
@@ -38,7 +40,8 @@ void PointwiseLogLik::block(Eigen::Index r0, Eigen::Index m, Eigen::MatrixXd& et
     const double off = rows_.offset ? (*rows_.offset)[row] : 0.0;
     const double trials = rows_.trials ? (*rows_.trials)[row] : 0.0;
     const double y = (*rows_.y)[row];
-    for (Eigen::Index s = 0; s < S; ++s) out(s, i) = family_.log_density(y, eta(s, i) + off, trials, scale[s]);
+    for (Eigen::Index s = 0; s < S; ++s)
+      out(s, i) = family_.log_density(y, eta(s, i) + off, trials, scale[s]);
   }
 }
 

@@ -38,7 +38,8 @@ PredictionRowsReader::PredictionRowsReader(const std::string& path, const design
                                            const Likelihood& likelihood)
     : path_(path), design_(design), reader_(std::make_unique<data::CsvReader>(path)) {
   std::unordered_map<std::string, int> where;
-  for (int i = 0; i < static_cast<int>(reader_->columns().size()); ++i) where.emplace(reader_->columns()[i], i);
+  for (int i = 0; i < static_cast<int>(reader_->columns().size()); ++i)
+    where.emplace(reader_->columns()[i], i);
   const std::string header = file_line(path, 1);
   auto column = [&](const std::string& name, const std::string& what) {
     const auto it = where.find(name);
@@ -85,7 +86,9 @@ PredictionRowsReader::PredictionRowsReader(const std::string& path, const design
 
 PredictionRowsReader::~PredictionRowsReader() = default;
 
-long PredictionRowsReader::first_data_line() const { return reader_->first_data_line(); }
+long PredictionRowsReader::first_data_line() const {
+  return reader_->first_data_line();
+}
 
 PredictionRows PredictionRowsReader::read(Eigen::Index begin, Eigen::Index end, Eigen::Index chunk) const {
   const std::string& path = path_;
@@ -191,7 +194,6 @@ PredictionRows PredictionRowsReader::read(Eigen::Index begin, Eigen::Index end, 
   }
   return out;
 }
-
 
 PredictionRows read_prediction_rows(const std::string& path, const design::Design& design,
                                     const std::string& response, const spec::DataConfig& data,

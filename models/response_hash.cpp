@@ -30,9 +30,9 @@ void ResponseHash::add(double y) {
 }
 
 std::string ResponseHash::text() const {
-  const std::uint64_t h = response_mix64(static_cast<std::uint64_t>(rows) ^
-                                         response_mix64(static_cast<std::uint64_t>(low) ^
-                                                        response_mix64(static_cast<std::uint64_t>(high))));
+  const std::uint64_t h = response_mix64(
+      static_cast<std::uint64_t>(rows) ^
+      response_mix64(static_cast<std::uint64_t>(low) ^ response_mix64(static_cast<std::uint64_t>(high))));
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;

@@ -66,9 +66,15 @@ void LooAccumulator::add(const LooPoint& p) {
   elpd_.add(p.elpd_loo, n);
   p_loo_.add(p.p_loo, n);
   switch (pareto_band(p.pareto_k)) {
-    case ParetoBand::good: ++good_; break;
-    case ParetoBand::bad: ++bad_; break;
-    case ParetoBand::very_bad: ++very_bad_; break;
+    case ParetoBand::good:
+      ++good_;
+      break;
+    case ParetoBand::bad:
+      ++bad_;
+      break;
+    case ParetoBand::very_bad:
+      ++very_bad_;
+      break;
   }
 }
 

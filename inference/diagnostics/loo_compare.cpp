@@ -28,7 +28,8 @@ std::vector<ComparedModel> loo_compare(const Eigen::Ref<const Eigen::MatrixXd>& 
       const Eigen::VectorXd d = elpd.col(k) - elpd.col(best);
       const double mean = d.mean();
       m.elpd_diff = d.sum();
-      m.se_diff = N > 1 ? std::sqrt(static_cast<double>(N) * (d.array() - mean).square().sum() / static_cast<double>(N - 1))
+      m.se_diff = N > 1 ? std::sqrt(static_cast<double>(N) * (d.array() - mean).square().sum() /
+                                    static_cast<double>(N - 1))
                         : std::nan("");
     }
     out.push_back(m);

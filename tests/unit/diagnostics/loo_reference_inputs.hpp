@@ -18,7 +18,9 @@ struct ModelDraws {
   Eigen::VectorXd log_p, log_g;
 };
 
-inline double frac_part(double x) { return x - std::floor(x); }
+inline double frac_part(double x) {
+  return x - std::floor(x);
+}
 
 inline Eigen::MatrixXd x_matrix(int N) {
   Eigen::MatrixXd x(N, 3);
@@ -61,7 +63,8 @@ inline ModelDraws model_draws(const std::vector<int>& cols, const std::vector<do
     for (int j = 0; j < P; ++j) {
       const double u1 = frac_part((s + 0.5) * weyl[2 * j]), u2 = frac_part((s + 0.5) * weyl[2 * j + 1]);
       const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * pi * u2);
-      theta[static_cast<std::size_t>(j)] = mu[static_cast<std::size_t>(j)] + sd[static_cast<std::size_t>(j)] * z;
+      theta[static_cast<std::size_t>(j)] =
+          mu[static_cast<std::size_t>(j)] + sd[static_cast<std::size_t>(j)] * z;
       log_g += -0.5 * z * z - std::log(sd[static_cast<std::size_t>(j)]);
       const double t = theta[static_cast<std::size_t>(j)] / 2.5;
       log_prior += -0.5 * std::log(2 * pi) - std::log(2.5) - 0.5 * t * t;
@@ -70,7 +73,8 @@ inline ModelDraws model_draws(const std::vector<int>& cols, const std::vector<do
     double sum_ll = 0;
     for (int i = 0; i < N; ++i) {
       double eta = 0;
-      for (int j = 0; j < P; ++j) eta += theta[static_cast<std::size_t>(j)] * x(i, cols[static_cast<std::size_t>(j)]);
+      for (int j = 0; j < P; ++j)
+        eta += theta[static_cast<std::size_t>(j)] * x(i, cols[static_cast<std::size_t>(j)]);
       const double ll = y[i] * eta - std::log1p(std::exp(eta));
       m.log_lik(s, i) = ll;
       sum_ll += ll;
@@ -96,6 +100,8 @@ inline nlohmann::json fixture() {
 }
 
 // |a - b| <= tol |b|: relative to R's value, whatever its size.
-inline bool close_relative(double a, double b, double tol) { return std::abs(a - b) <= tol * std::abs(b); }
+inline bool close_relative(double a, double b, double tol) {
+  return std::abs(a - b) <= tol * std::abs(b);
+}
 
 }  // namespace loo_reference

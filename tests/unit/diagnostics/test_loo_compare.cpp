@@ -22,7 +22,8 @@ Eigen::MatrixXd r_pointwise(const std::vector<std::string>& names) {
   Eigen::MatrixXd elpd(40, static_cast<Eigen::Index>(names.size()));
   for (std::size_t k = 0; k < names.size(); ++k)
     for (Eigen::Index i = 0; i < 40; ++i)
-      elpd(i, static_cast<Eigen::Index>(k)) = fx["loo"][names[k]]["elpd_loo_i"][static_cast<std::size_t>(i)].get<double>();
+      elpd(i, static_cast<Eigen::Index>(k)) =
+          fx["loo"][names[k]]["elpd_loo_i"][static_cast<std::size_t>(i)].get<double>();
   return elpd;
 }
 
@@ -73,7 +74,8 @@ TEST_CASE("stacking weights equal the optimum of loo_model_weights' objective to
   }
   CHECK(w.sum() == doctest::Approx(1.0).epsilon(1e-14));
   double score = 0;
-  for (Eigen::Index i = 0; i < elpd.rows(); ++i) score += std::log((elpd.row(i).array().exp().matrix() * w)(0));
+  for (Eigen::Index i = 0; i < elpd.rows(); ++i)
+    score += std::log((elpd.row(i).array().exp().matrix() * w)(0));
   CHECK(score >= cmp["stacking_score_default"].get<double>());
   CHECK(score == doctest::Approx(cmp["stacking_score_tight"].get<double>()).epsilon(1e-13));
 }
