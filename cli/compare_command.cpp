@@ -140,7 +140,8 @@ CompareModel model_from_fit(const std::string& dir, int threads) {
   req.fit = dir;
   req.threads = threads;
   req.pointwise = true;
-  const LooRun run = compute_loo(req);
+  reduce::SerialCommunicator alone;  // compare runs in one process
+  const LooRun run = compute_loo(req, alone);
   CompareModel m;
   m.name = dir;
   m.elpd_loo = run.totals.elpd_loo.estimate;

@@ -9,6 +9,7 @@
 #include "cli/logging.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "inference/reduce/collective_error.hpp"
 
 namespace bvi::cli {
 
@@ -86,18 +87,23 @@ LooJson loo_document(const LooRun& run, const std::string& pointwise_file) {
   return d;
 }
 
-int run_loo(const LooOptions& o) {
+int run_loo(const LooOptions& o, reduce::Communicator& comm) {
   setup_logging(o.log_level);
-  // Before the work: outputs that cannot be written fail now.
-  if (!o.output.empty()) prepare_output_file(o.output);
-  if (!o.pointwise.empty()) prepare_output_file(o.pointwise);
+  const bool root = comm.is_root();
+  // Before the work: outputs that cannot be written fail now (rank 0 writes them).
+  reduce::collectively(comm, [&] {
+    if (!root) return;
+    if (!o.output.empty()) prepare_output_file(o.output);
+    if (!o.pointwise.empty()) prepare_output_file(o.pointwise);
+  });
   LooRequest req;
   req.config = o.config;
   req.fit = o.fit;
   req.draws = o.draws;
   req.threads = resolve_threads(o.threads);
-  req.pointwise = !o.pointwise.empty();
-  const LooRun run = compute_loo(req);
+  req.pointwise = root && !o.pointwise.empty();
+  const LooRun run = compute_loo(req, comm);
+  if (!root) return 0;
   const std::string text = loo_document(run, o.pointwise).dump(2) + "\n";
   std::vector<std::pair<std::string, std::string>> files;
   if (!o.pointwise.empty()) files.emplace_back(o.pointwise, loo_pointwise_csv(run.pointwise));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/loo_run.hpp"
+#include "inference/reduce/communicator.hpp"
 
 namespace bvi::cli {
 
@@ -22,7 +23,8 @@ struct LooOptions {
 };
 
 CLI::App* setup_loo(CLI::App& app, LooOptions& options);
-int run_loo(const LooOptions& options);
+// Under mpirun every rank calls it; rank 0 writes the outputs.
+int run_loo(const LooOptions& options, reduce::Communicator& comm);
 
 // The loo document (what loo prints and compare reads); `pointwise_file` "" writes null.
 nlohmann::ordered_json loo_document(const LooRun& run, const std::string& pointwise_file);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "inference/diagnostics/loo.hpp"
+#include "inference/reduce/communicator.hpp"
 
 namespace bvi::cli {
 
@@ -39,7 +40,9 @@ struct LooRequest {
 // when the fit was made with other data (another number of rows, other responses: the hashes
 // differ), when the fit's draws.csv holds a log_p__ or log_g__ that is not a finite number, or when
 // a row's log likelihood is not finite at some draw (y impossible under a draw: no ratio exists).
-LooRun compute_loo(const LooRequest& request);
+// Under MPI every rank calls it (the chunks of rows are shared out; every rank returns the same
+// run, and errors are agreed on, so every rank throws the same one).
+LooRun compute_loo(const LooRequest& request, reduce::Communicator& comm);
 
 // CSV header and one line per row: row,elpd_loo,p_loo,looic,pareto_k,influence_pareto_k.
 std::string loo_pointwise_csv(const std::vector<LooRowValue>& rows);

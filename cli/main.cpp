@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     // Writing a dataset is one process's job; under mpirun the other ranks have nothing to do.
     if (predict_cmd->parsed()) return comm.is_root() ? bvi::cli::run_predict(predict_opts) : 0;
     if (simulate_cmd->parsed()) return comm.is_root() ? bvi::cli::run_simulate(simulate_opts) : 0;
-    if (loo_cmd->parsed()) return comm.is_root() ? bvi::cli::run_loo(loo_opts) : 0;
+    if (loo_cmd->parsed()) return bvi::cli::run_loo(loo_opts, comm);
     if (compare_cmd->parsed()) return comm.is_root() ? bvi::cli::run_compare(compare_opts) : 0;
   } catch (const bvi::Error& e) {
     return fail(e.where(), e.detail(), e.code(), e.collective());

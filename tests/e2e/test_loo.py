@@ -271,21 +271,38 @@ class TestLooModels(BinaryTestCase):
     def test_mpi_fit_records_the_same_response_hash_and_loo_is_the_same(self):
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                    OMPI_MCA_rmaps_base_oversubscribe="1")
-        cfg = self.write_config(model_config())
+
+        def mpirun(n, args):
+            return subprocess.run(["mpirun", "--oversubscribe", "-n", str(n), BINARY] + args,
+                                  capture_output=True, text=True, timeout=300, env=env)
+
+        # 10000 rows: three chunks of 4096 records, so ranks share them out.
+        data = self.path("sim.csv")
+        self.assertEqual(run(["simulate", "--rows", "10000", "--features", "4", "--seed", "5",
+                              "--output", data]).returncode, 0)
+        cfg = model_config()
+        cfg["data"] = {"csv": data, "response": "y"}
+        cfg = self.write_config(cfg)
         serial, ranks = self.path("serial"), self.path("ranks")
         self.assertEqual(run_fit([cfg, "--output", serial, "--quiet"]).returncode, 0)
-        p = subprocess.run(["mpirun", "--oversubscribe", "-n", "3", BINARY,
-                            "fit", cfg, "--output", ranks, "--quiet"], capture_output=True, text=True,
-                           timeout=300, env=env)
+        p = mpirun(3, ["fit", cfg, "--output", ranks, "--quiet"])
         self.assertEqual(p.returncode, 0, p.stderr)
         a = load_json(os.path.join(serial, "summary.json"))["data"]
         b = load_json(os.path.join(ranks, "summary.json"))["data"]
         self.assertEqual(a["response_hash"], b["response_hash"])
-        one = run(["loo", cfg, "--fit", serial])
-        q = subprocess.run(["mpirun", "--oversubscribe", "-n", "2", BINARY,
-                            "loo", cfg, "--fit", serial], capture_output=True, text=True, timeout=300, env=env)
-        self.assertEqual(q.returncode, 0, q.stderr)
-        self.assertEqual(one.stdout, q.stdout)
+        pw1, pw2, pw3 = self.path("pw1.csv"), self.path("pw2.csv"), self.path("pw3.csv")
+        one = run(["loo", cfg, "--fit", serial, "--draws", "200", "--pointwise", pw1])
+        self.assertEqual(one.returncode, 0, one.stderr)
+        for n, pw in ((2, pw2), (3, pw3)):
+            q = mpirun(n, ["loo", cfg, "--fit", serial, "--draws", "200", "--pointwise", pw, "--threads", "1"])
+            self.assertEqual(q.returncode, 0, q.stderr)
+            self.assertEqual(one.stdout.replace(pw1, pw), q.stdout)
+            with open(pw1) as f1, open(pw) as f2:
+                self.assertEqual(f1.read(), f2.read())
+        # An error is reported once, by rank 0, with its exit code.
+        q = mpirun(2, ["loo", cfg, "--fit", self.path("nope")])
+        self.assertEqual(q.returncode, 66, q.stderr)
+        self.assertEqual(len([l for l in q.stderr.splitlines() if l.startswith("bayes-vi: error")]), 1, q.stderr)
 
 
 class TestLooMemory(BinaryTestCase):
