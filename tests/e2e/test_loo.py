@@ -369,6 +369,25 @@ class TestCompare(LooFits):
             for k in ("elpd_diff", "se_diff", "elpd_loo", "se_elpd_loo", "p_loo", "looic"):
                 self.assertEqual(m[k], n[k], k)
 
+    def test_non_nested_models_of_other_likelihoods(self):
+        # logit and probit links on the same rows: the same data, so they compare; three models.
+        probit = model_config(self.FEATURES_B)
+        probit["model"]["likelihood"] = "bernoulli_probit"
+        cp = self.write_config(probit, "probit.json")
+        fit = self.path("fit_probit")
+        self.assertEqual(run_fit([cp, "--output", fit, "--quiet"]).returncode, 0)
+        p = run(["compare", self.fits["a"][1], self.fits["b"][1], fit])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        models = json.loads(p.stdout)["models"]
+        self.assertEqual(len(models), 3)
+        self.assertEqual(sorted(m["model"] for m in models), sorted([self.fits["a"][1], self.fits["b"][1], fit]))
+        elpd = [m["elpd_loo"] for m in models]
+        self.assertEqual(elpd, sorted(elpd, reverse=True))
+        best = models[0]["elpd_loo"]
+        for m in models:
+            self.assertAlmostEqual(m["elpd_diff"], m["elpd_loo"] - best, delta=1e-9)
+            self.assertGreaterEqual(m["se_diff"], 0.0)
+
     def test_table_format_and_stacking(self):
         a, _ = self.loo_doc("a")
         b, _ = self.loo_doc("b")
@@ -432,6 +451,11 @@ class TestLooErrors(LooFits):
         self.loo("a", "--output", no_pw)
         self.assert_error(run(["compare", no_pw, no_pw]), 65, where=no_pw, contains="--pointwise")
         self.assert_error(run(["compare", self.path("missing.json"), bad]), 66)
+        # A loo document whose pointwise file is gone.
+        doc, pw = self.path("gone.json"), self.path("gone.csv")
+        self.loo("a", "--output", doc, "--pointwise", pw)
+        os.remove(pw)
+        self.assert_error(run(["compare", doc, doc]), 66, where=pw)
 
     def test_fit_folder_without_a_recorded_config(self):
         # A fit made before fits recorded their config: compare cannot compute its loo.
