@@ -54,7 +54,12 @@ double log_add_exp(double a, double b) {
 // k(theta) = mean_i log1p(-theta x_i), the maximum likelihood k given theta = -k / sigma
 // (Zhang & Stephens 2009, Sec. 2, whose k is the negative of loo's and ours).
 double profile_k(double theta, const Eigen::VectorXd& x) {
-  return (-theta * x.array()).log1p().mean();
+  // log1p(z) = log(u) - ((u - 1) - z) / u with u = 1 + z (Goldberg 1991): the correction restores
+  // what rounding 1 + z lost, to about an ulp, and Eigen's log of an array is vectorized where its
+  // log1p is a scalar libm call per element. loo runs this 39 times per data row on 95 exceedances.
+  const Eigen::ArrayXd z = -theta * x.array();
+  const Eigen::ArrayXd u = 1.0 + z;
+  return (u.log() - ((u - 1.0) - z) / u).mean();
 }
 
 // What pareto_k_hat and psis_log_weights share: the sorted draws, the threshold and the fit.
