@@ -6,6 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bvi::diagnostics {
@@ -79,7 +80,6 @@ TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr) {
 
   t.fit.status = ParetoStatus::too_few_tail_draws;
   t.order.resize(static_cast<std::size_t>(S));
-  std::iota(t.order.begin(), t.order.end(), Index{0});
   const auto by_ratio = [&lr](Index a, Index b) { return lr[a] < lr[b] || (lr[a] == lr[b] && a < b); };
   const Index M = psis_tail_length(S);
   // Only the threshold and the tail above it are read in sorted order: a selection puts the
@@ -87,10 +87,16 @@ TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr) {
   // this once per data row: a full sort of S indices was half of its time). The order is a strict
   // total one (ties by index), so the positions read are those a full sort gives.
   if (M >= kMinTailDraws) {
-    const auto threshold = t.order.begin() + (S - M - 1);
-    std::nth_element(t.order.begin(), threshold, t.order.end(), by_ratio);
-    std::sort(threshold, t.order.end(), by_ratio);
+    // On (ratio, draw) pairs: contiguous values compare faster than indices into lr.
+    std::vector<std::pair<double, Index>> pairs(static_cast<std::size_t>(S));
+    for (Index s = 0; s < S; ++s) pairs[static_cast<std::size_t>(s)] = {lr[s], s};
+    const auto threshold = pairs.begin() + (S - M - 1);
+    std::nth_element(pairs.begin(), threshold, pairs.end());  // pair's < : by ratio, ties by draw
+    std::sort(threshold, pairs.end());
+    for (Index s = S - M - 1; s < S; ++s)
+      t.order[static_cast<std::size_t>(s)] = pairs[static_cast<std::size_t>(s)].second;
   } else {
+    std::iota(t.order.begin(), t.order.end(), Index{0});
     std::sort(t.order.begin(), t.order.end(), by_ratio);
   }
   if (S > 0) t.max_log_ratio = lr[t.order.back()];
