@@ -22,9 +22,38 @@
 #include "models/prediction.hpp"
 #include "models/prediction_metrics.hpp"
 #include "models/prediction_rows.hpp"
+#include "models/replicates.hpp"
 #include "models/spec/config.hpp"
 
 namespace bvi::cli {
+
+namespace {
+
+// CmdStan's generated-quantities layout, which bayesplot (as.matrix(read.csv(FILE))) and ArviZ
+// (np.loadtxt(FILE, delimiter=",", skiprows=1)) take as the draws x rows matrix of y_rep.
+std::string replicates_csv(const Eigen::MatrixXd& y_rep, const std::vector<Eigen::Index>& record,
+                           bool integers) {
+  std::string out;
+  for (std::size_t i = 0; i < record.size(); ++i)
+    out += (i ? ",y_rep." : "y_rep.") + std::to_string(record[i] + 1);
+  out += '\n';
+  char buf[32];
+  for (Eigen::Index r = 0; r < y_rep.rows(); ++r) {
+    for (Eigen::Index i = 0; i < y_rep.cols(); ++i) {
+      if (i) out += ',';
+      if (integers) {
+        const int len = std::snprintf(buf, sizeof buf, "%.0f", y_rep(r, i));
+        out.append(buf, static_cast<size_t>(len));
+      } else {
+        append_number(out, y_rep(r, i));
+      }
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace
 
 CLI::App* setup_predict(CLI::App& app, PredictOptions& o) {
   CLI::App* cmd = app.add_subcommand(
@@ -49,9 +78,12 @@ CLI::App* setup_predict(CLI::App& app, PredictOptions& o) {
                   "Also write the held-out metrics as JSON to FILE (needs the response)")
       ->check(non_empty_path())
       ->type_name("FILE");
-  cmd->add_option(
-         "--seed", o.seed,
-         "Seed of the draws of new groups' effects (groups the fit never saw; default: the fit's seed)")
+  cmd->add_option("--replicates", o.replicates,
+                  "Also write N replicated datasets y_rep to FILE (CSV: a row per replicate, from the fit's "
+                  "first N draws; columns y_rep.I for data row I), for posterior predictive checks")
+      ->type_name("N FILE");
+  cmd->add_option("--seed", o.seed,
+                  "Seed of the draws of new groups' effects and of the replicates (default: the fit's seed)")
       ->check(CLI::Range(0LL, 9007199254740991LL))
       ->type_name("N");
   add_threads_option(*cmd, o.threads);
@@ -64,20 +96,46 @@ int run_predict(const PredictOptions& o) {
   spec::Config config = spec::parse_config(o.config);
   // Before the work: a --metrics file that cannot be written fails now, not after the predictions.
   if (!o.metrics.empty()) prepare_output_file(o.metrics);
+  const Eigen::Index replicates = o.replicates.first;
+  if (!o.replicates.second.empty() || replicates != 0) {
+    if (replicates < 1 || replicates > 100000000)
+      throw usage_error("--replicates: N must be a number of replicates from 1 to 100000000, not " +
+                        std::to_string(o.replicates.first));
+    if (o.replicates.second.empty()) throw usage_error("--replicates: FILE must not be empty");
+    prepare_output_file(o.replicates.second);
+  }
   FitForConfig applied = load_fit_for_config(config, o.fit);
   models::FitResult& fit = applied.fit;
   const models::Likelihood& lik = applied.model->likelihood();
   if (o.draws > 0 && o.draws < fit.draws.rows()) fit.draws.conservativeResize(o.draws, Eigen::NoChange);
+  if (replicates > fit.draws.rows())
+    throw usage_error("--replicates " + std::to_string(replicates) + ": predict uses " +
+                      std::to_string(fit.draws.rows()) + " draws of the fit in " + o.fit +
+                      ", one per replicate (fit with a larger inference.output_draws for more)");
 
   // The rows: the fit's variables by name (other columns are ignored), the response if there, and
   // the trials, offset and exposure columns the config names (required: they enter eta).
   const std::string path = o.data.empty() ? config.data.csv : o.data;
-  const models::PredictionRows rows = read_fit_rows(applied, config, path, "their predictions are left empty");
+  const models::PredictionRows rows =
+      read_fit_rows(applied, config, path, "their predictions are left empty");
   const bool has_y = rows.y.size() > 0;
   const Eigen::Index n = rows.x.rows();
   const models::PredictRows prows =
       predict_rows_of(applied, rows, static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed));
   const models::Predictions pred = models::predict(fit, prows, resolve_threads(o.threads));
+  if (replicates > 0) {
+    // Replicate r from the fit's draw r.
+    std::string text;
+    try {
+      const Eigen::MatrixXd y_rep = models::replicate_rows(
+          fit, prows, rows.record, replicates, static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed),
+          resolve_threads(o.threads));
+      text = replicates_csv(y_rep, rows.record, lik.response_kind() != models::ResponseKind::real);
+    } catch (const std::domain_error& e) {
+      throw inference_error("--replicates", std::string("cannot draw a replicate: ") + e.what());
+    }
+    write_file_atomically(o.replicates.second, text);
+  }
   const bool spread = pred.predictive_sd.size() > 0;
   std::string out = spread ? "mean,sd,q05,q95,predictive_sd\n" : "mean,sd,q05,q95\n";
   // One line per input row; a row left out for a missing value has empty fields.
