@@ -226,6 +226,9 @@ def save(fig, path):
     try:
         with os.fdopen(fd, "wb") as f:
             fig.savefig(f, format=fmt, dpi=110)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it 0600; give it a normal file's mode
         os.replace(tmp, path)
     except (OSError, ValueError) as exc:
         os.unlink(tmp)
