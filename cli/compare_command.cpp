@@ -61,7 +61,8 @@ double json_number(const CompareJson& d, const char* key, const std::string& whe
   return d.at(key).get<double>();
 }
 
-// The pointwise CSV loo --pointwise writes: row,elpd_loo,... (elpd_loo is all compare needs).
+// The pointwise CSV loo --pointwise writes: row,elpd_loo,... (elpd_loo is all compare needs), or
+// kfold's DIR/pointwise.csv: row,elpd_kfold,...
 void read_pointwise(const std::string& path, CompareModel& m) {
   const std::string text = read_text_file(path);
   std::istringstream in(text);
@@ -72,7 +73,7 @@ void read_pointwise(const std::string& path, CompareModel& m) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (number == 1) {
-      if (line.rfind("row,elpd_loo,", 0) != 0)
+      if (line.rfind("row,elpd_loo,", 0) != 0 && line.rfind("row,elpd_kfold,", 0) != 0)
         throw data_error(file_line(path, 1),
                          "not a loo pointwise file (expected the header row,elpd_loo,...)");
       continue;
@@ -101,12 +102,15 @@ CompareModel model_from_document(const std::string& path) {
     throw data_error(path, "not valid JSON (a loo document or a fit folder was expected)");
   }
   if (!d.is_object()) throw data_error(path, "not a bayes-vi loo document");
-  m.elpd_loo = json_number(d, "elpd_loo", path);
-  m.se_elpd_loo = json_number(d, "se_elpd_loo", path);
-  m.p_loo = json_number(d, "p_loo", path);
-  m.se_p_loo = json_number(d, "se_p_loo", path);
-  m.looic = json_number(d, "looic", path);
-  m.se_looic = json_number(d, "se_looic", path);
+  // A kfold document (bayes-vi kfold) names its estimates elpd_kfold, p_kfold, kfoldic, as R's
+  // kfold() does; loo_compare ranks either kind by elpd.
+  const bool kfold = d.contains("method") && d.at("method") == "kfold";
+  m.elpd_loo = json_number(d, kfold ? "elpd_kfold" : "elpd_loo", path);
+  m.se_elpd_loo = json_number(d, kfold ? "se_elpd_kfold" : "se_elpd_loo", path);
+  m.p_loo = json_number(d, kfold ? "p_kfold" : "p_loo", path);
+  m.se_p_loo = json_number(d, kfold ? "se_p_kfold" : "se_p_loo", path);
+  m.looic = json_number(d, kfold ? "kfoldic" : "looic", path);
+  m.se_looic = json_number(d, kfold ? "se_kfoldic" : "se_looic", path);
   const double rows = json_number(d, "rows", path);
   if (d.contains("response_hash") && d.at("response_hash").is_string())
     m.response_hash = d.at("response_hash");
