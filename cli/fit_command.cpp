@@ -32,6 +32,7 @@
 #include "models/expected_log_joint.hpp"
 #include "models/log_joint.hpp"
 #include "models/problem.hpp"
+#include "models/response_hash.hpp"
 #include "models/sparse_pattern.hpp"
 
 namespace bvi::cli {
@@ -226,6 +227,22 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
   record.scale = problem.data.scale;
   record.design = &problem.design;
   record.dropped_rows = problem.data.dropped_rows;
+  {
+    // The responses' fingerprint, over every rank's rows (a collective: every rank is here).
+    models::ResponseHash yh;
+    for (Eigen::Index i = 0; i < problem.data.y.size(); ++i) yh.add(problem.data.y[i]);
+    long sums[3] = {yh.rows, yh.low, yh.high};
+    comm.allreduce_sum(sums, 3);
+    yh.rows = sums[0];
+    yh.low = sums[1];
+    yh.high = sums[2];
+    record.response_hash = yh.text();
+  }
+  {
+    std::error_code ec;
+    const auto config_path = std::filesystem::absolute(o.config, ec);
+    record.config_path = ec ? o.config : config_path.lexically_normal().string();
+  }
   // The standardization per feature, as summaries have always had it, when the features are the
   // numeric variables themselves (the design block has it per variable in every case).
   if (config.data.standardize && problem.design.columns.size() == problem.design.variables.size()) {

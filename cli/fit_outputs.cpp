@@ -123,6 +123,8 @@ Json summary_json(const FitRecord& r) {
   data["features"] = r.feature_names;
   data["likelihood"] = r.config->model.likelihood;
   data["intercept"] = r.config->model.intercept;
+  if (!r.response_hash.empty()) data["response_hash"] = r.response_hash;
+  if (!r.config_path.empty()) data["config"] = r.config_path;
   if (r.center.size() > 0) {
     data["standardization"] = {{"center", std::vector<double>(r.center.data(), r.center.data() + r.center.size())},
                                {"scale", std::vector<double>(r.scale.data(), r.scale.data() + r.scale.size())}};

@@ -29,6 +29,8 @@ struct FitRecord {
   Eigen::VectorXd center, scale;  // empty unless the features were standardized
   const models::design::Design* design = nullptr;  // variables, levels, terms, groups
   long long dropped_rows = 0;                      // left out for missing values
+  std::string response_hash;                       // models/response_hash.hpp, for loo and compare
+  std::string config_path;                         // absolute: where compare finds the fit's config
   double seconds = 0;
   // The exact method's: passes over the data, the final fixed-point residual, and how each
   // prior term's expectation was taken.

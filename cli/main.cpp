@@ -9,8 +9,11 @@
 
 #include "bvi_version.hpp"
 #include "cli/check_command.hpp"
+#include "cli/compare_command.hpp"
 #include "cli/eval_command.hpp"
 #include "cli/fit_command.hpp"
+#include "cli/kfold_command.hpp"
+#include "cli/loo_command.hpp"
 #include "cli/predict_command.hpp"
 #include "cli/simulate_command.hpp"
 #include "common/error.hpp"
@@ -44,11 +47,17 @@ int main(int argc, char** argv) {
   bvi::cli::EvalOptions eval_opts;
   bvi::cli::CheckOptions check_opts;
   bvi::cli::SimulateOptions simulate_opts;
+  bvi::cli::LooOptions loo_opts;
+  bvi::cli::CompareOptions compare_opts;
+  bvi::cli::KfoldOptions kfold_opts;
   CLI::App* fit_cmd = bvi::cli::setup_fit(app, fit_opts);
   CLI::App* eval_cmd = bvi::cli::setup_eval(app, eval_opts);
   CLI::App* predict_cmd = bvi::cli::setup_predict(app, predict_opts);
   CLI::App* check_cmd = bvi::cli::setup_check(app, check_opts);
   CLI::App* simulate_cmd = bvi::cli::setup_simulate(app, simulate_opts);
+  CLI::App* loo_cmd = bvi::cli::setup_loo(app, loo_opts);
+  CLI::App* compare_cmd = bvi::cli::setup_compare(app, compare_opts);
+  CLI::App* kfold_cmd = bvi::cli::setup_kfold(app, kfold_opts);
 
   try {
     app.parse(argc, argv);
@@ -65,9 +74,12 @@ int main(int argc, char** argv) {
     if (argc > 1 && argv[1][0] != '-') {
       const std::string first = argv[1];
       const bool known = first == fit_cmd->get_name() || first == eval_cmd->get_name() ||
-                         first == predict_cmd->get_name() ||
-                         first == check_cmd->get_name() || first == simulate_cmd->get_name();
-      if (!known) what = "unknown command '" + first + "'; the commands are fit, eval, predict, check and simulate";
+                         first == predict_cmd->get_name() || first == check_cmd->get_name() ||
+                         first == simulate_cmd->get_name() || first == loo_cmd->get_name() ||
+                         first == compare_cmd->get_name() || first == kfold_cmd->get_name();
+      if (!known)
+        what = "unknown command '" + first +
+               "'; the commands are fit, eval, predict, check, simulate, loo, compare and kfold";
     }
     // Under mpirun every rank parses the same command line; one message is enough.
     if (bvi::reduce::launcher_rank() == 0) print_error("command line", what + " (see bayes-vi --help)");
@@ -96,6 +108,9 @@ int main(int argc, char** argv) {
     // Writing a dataset is one process's job; under mpirun the other ranks have nothing to do.
     if (predict_cmd->parsed()) return comm.is_root() ? bvi::cli::run_predict(predict_opts) : 0;
     if (simulate_cmd->parsed()) return comm.is_root() ? bvi::cli::run_simulate(simulate_opts) : 0;
+    if (loo_cmd->parsed()) return bvi::cli::run_loo(loo_opts, comm);
+    if (kfold_cmd->parsed()) return bvi::cli::run_kfold(kfold_opts, comm);
+    if (compare_cmd->parsed()) return comm.is_root() ? bvi::cli::run_compare(compare_opts) : 0;
   } catch (const bvi::Error& e) {
     return fail(e.where(), e.detail(), e.code(), e.collective());
   } catch (const std::bad_alloc&) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "cli/common_options.hpp"
+#include "cli/fit_rows.hpp"
 #include "cli/logging.hpp"
 #include "cli/number_format.hpp"
 #include "common/atomic_file.hpp"
@@ -21,9 +22,38 @@
 #include "models/prediction.hpp"
 #include "models/prediction_metrics.hpp"
 #include "models/prediction_rows.hpp"
+#include "models/replicates.hpp"
 #include "models/spec/config.hpp"
 
 namespace bvi::cli {
+
+namespace {
+
+// CmdStan's generated-quantities layout, which bayesplot (as.matrix(read.csv(FILE))) and ArviZ
+// (np.loadtxt(FILE, delimiter=",", skiprows=1)) take as the draws x rows matrix of y_rep.
+std::string replicates_csv(const Eigen::MatrixXd& y_rep, const std::vector<Eigen::Index>& record,
+                           bool integers) {
+  std::string out;
+  for (std::size_t i = 0; i < record.size(); ++i)
+    out += (i ? ",y_rep." : "y_rep.") + std::to_string(record[i] + 1);
+  out += '\n';
+  char buf[32];
+  for (Eigen::Index r = 0; r < y_rep.rows(); ++r) {
+    for (Eigen::Index i = 0; i < y_rep.cols(); ++i) {
+      if (i) out += ',';
+      if (integers) {
+        const int len = std::snprintf(buf, sizeof buf, "%.0f", y_rep(r, i));
+        out.append(buf, static_cast<size_t>(len));
+      } else {
+        append_number(out, y_rep(r, i));
+      }
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace
 
 CLI::App* setup_predict(CLI::App& app, PredictOptions& o) {
   CLI::App* cmd = app.add_subcommand(
@@ -48,9 +78,12 @@ CLI::App* setup_predict(CLI::App& app, PredictOptions& o) {
                   "Also write the held-out metrics as JSON to FILE (needs the response)")
       ->check(non_empty_path())
       ->type_name("FILE");
-  cmd->add_option(
-         "--seed", o.seed,
-         "Seed of the draws of new groups' effects (groups the fit never saw; default: the fit's seed)")
+  cmd->add_option("--replicates", o.replicates,
+                  "Also write N replicated datasets y_rep to FILE (CSV: a row per replicate, from the fit's "
+                  "first N draws; columns y_rep.I for data row I), for posterior predictive checks")
+      ->type_name("N FILE");
+  cmd->add_option("--seed", o.seed,
+                  "Seed of the draws of new groups' effects and of the replicates (default: the fit's seed)")
       ->check(CLI::Range(0LL, 9007199254740991LL))
       ->type_name("N");
   add_threads_option(*cmd, o.threads);
@@ -58,137 +91,51 @@ CLI::App* setup_predict(CLI::App& app, PredictOptions& o) {
   return cmd;
 }
 
-namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-}  // namespace
-
-namespace {
-
-// The design of a fit: the summary's, or for a fit made before designs were recorded, its
-// features as numeric variables (standardized as the summary says).
-models::design::Design fit_design(const models::FitResult& fit, const std::string& summary) {
-  if (!fit.design.is_null()) {
-    try {
-      return models::design::design_from_json(fit.design);
-    } catch (const std::exception& e) {
-      throw data_error(summary, std::string("not the summary of a bayes-vi fit (design: ") + e.what() + ")");
-    }
-  }
-  models::design::Design d;
-  d.intercept = fit.intercept;
-  for (std::size_t j = 0; j < fit.features.size(); ++j) {
-    models::design::Variable v;
-    v.name = fit.features[j];
-    if (fit.center.size() > 0) {
-      v.center = fit.center[static_cast<Eigen::Index>(j)];
-      v.scale = fit.scale[static_cast<Eigen::Index>(j)];
-    }
-    d.variables.push_back(v);
-    models::design::Term t;
-    t.text = v.name;
-    t.variables = {static_cast<int>(j)};
-    t.full = {false};
-    d.terms.push_back(t);
-  }
-  models::design::expand_columns(d);
-  return d;
-}
-
-Eigen::Index column_of(const std::vector<std::string>& names, const std::string& name) {
-  for (std::size_t j = 0; j < names.size(); ++j)
-    if (names[j] == name) return static_cast<Eigen::Index>(j);
-  return -1;
-}
-
-}  // namespace
-
 int run_predict(const PredictOptions& o) {
   setup_logging(o.log_level);
   spec::Config config = spec::parse_config(o.config);
   // Before the work: a --metrics file that cannot be written fails now, not after the predictions.
   if (!o.metrics.empty()) prepare_output_file(o.metrics);
-  models::FitResult fit = models::read_fit(o.fit);
-  const models::design::Design design = fit_design(fit, o.fit + "/summary.json");
-
-  // The fit must be a fit of this model: the same likelihood and the same parameters.
-  if (fit.likelihood != config.model.likelihood)
-    throw config_error("/model/likelihood", "the fit in " + o.fit + " was made with '" + fit.likelihood +
-                                                "', the config says '" + config.model.likelihood + "'");
-  std::vector<std::string> terms;
-  for (const auto& t : design.terms) terms.push_back(t.text);
-  if (config.data.features && *config.data.features != terms)
-    throw config_error("/data/features", "the fit in " + o.fit + " was made with the terms " + join(terms));
-  models::ModelShape shape;
-  shape.features = design.column_names();
-  for (const auto& t : design.terms) shape.terms.push_back({t.text, t.first_column, t.n_columns});
-  for (const auto& g : design.groups)
-    shape.groups.push_back({g.ident, g.label, g.levels, g.effect_names(), g.correlated});
-  models::fill_default_priors(config, shape, {});  // the layout is what matters here, not the priors
-  const models::Model model = models::Model::build(config.model, shape);
-  if (model.layout().column_names() != fit.names)
-    throw config_error("/model", "the fit in " + o.fit + " has the parameters " + join(fit.names) +
-                                     "; the config's model has " + join(model.layout().column_names()));
-  if (!models::predict_supports(fit.likelihood))
-    throw config_error("/model/likelihood", "predict does not support '" + fit.likelihood + "' yet");
+  const Eigen::Index replicates = o.replicates.first;
+  if (!o.replicates.second.empty() || replicates != 0) {
+    if (replicates < 1 || replicates > 100000000)
+      throw usage_error("--replicates: N must be a number of replicates from 1 to 100000000, not " +
+                        std::to_string(o.replicates.first));
+    if (o.replicates.second.empty()) throw usage_error("--replicates: FILE must not be empty");
+    prepare_output_file(o.replicates.second);
+  }
+  FitForConfig applied = load_fit_for_config(config, o.fit);
+  models::FitResult& fit = applied.fit;
+  const models::Likelihood& lik = applied.model->likelihood();
   if (o.draws > 0 && o.draws < fit.draws.rows()) fit.draws.conservativeResize(o.draws, Eigen::NoChange);
+  if (replicates > fit.draws.rows())
+    throw usage_error("--replicates " + std::to_string(replicates) + ": predict uses " +
+                      std::to_string(fit.draws.rows()) + " draws of the fit in " + o.fit +
+                      ", one per replicate (fit with a larger inference.output_draws for more)");
 
   // The rows: the fit's variables by name (other columns are ignored), the response if there, and
   // the trials, offset and exposure columns the config names (required: they enter eta).
   const std::string path = o.data.empty() ? config.data.csv : o.data;
-  const models::Likelihood& lik = model.likelihood();
   const models::PredictionRows rows =
-      models::read_prediction_rows(path, design, fit.response, config.data, lik);
-  if (rows.missing > 0 && config.data.missing == "error")
-    throw data_error(file_line(path, rows.first_missing_line),
-                     rows.first_missing_what + "; " + std::to_string(rows.missing) + " of " +
-                         std::to_string(rows.records) +
-                         " rows have missing values (empty, NA or NaN) in the columns the model uses (with "
-                         "/data/missing \"drop\" their predictions are left empty)");
+      read_fit_rows(applied, config, path, "their predictions are left empty");
   const bool has_y = rows.y.size() > 0;
   const Eigen::Index n = rows.x.rows();
-  // New rows are standardized with the training statistics (design_from_json refused a center or
-  // scale that is not a finite number and a positive one), which can still push an extreme but
-  // finite value out of range, as can a product of columns: refused rather than predicted as nan.
-  for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index j = 0; j < rows.x.cols(); ++j)
-      if (!std::isfinite(rows.x(i, j)))
-        throw data_error((std::filesystem::path(o.fit) / "summary.json").string(),
-                         "its standardization turns column '" + design.columns[static_cast<std::size_t>(j)].name +
-                             "' of data row " + std::to_string(rows.record[static_cast<std::size_t>(i)] + 1) +
-                             " into a number that is not finite");
-
-  models::PredictRows prows{rows.x};
-  prows.y = has_y ? &rows.y : nullptr;
-  prows.trials = rows.trials.size() ? &rows.trials : nullptr;
-  prows.offset = rows.offset.size() ? &rows.offset : nullptr;
-  const std::uint64_t seed = static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed);
-  for (std::size_t f = 0; f < design.groups.size(); ++f) {
-    const auto& g = design.groups[f];
-    models::PredictGroupEffects pg;
-    pg.r_column = column_of(fit.names, "r_" + g.ident + ".1.1");
-    pg.effects = g.effects();
-    pg.intercept = g.intercept;
-    pg.level = &rows.groups[f].level;
-    pg.slopes = &rows.groups[f].slopes;
-    const Eigen::Index sd = column_of(fit.names, "sd_" + g.ident + ".1");
-    const Eigen::Index cor = column_of(fit.names, "cor_" + g.ident + ".2.1");
-    if (pg.r_column < 0 || sd < 0) throw std::logic_error("predict: the draws have no columns of " + g.label);
-    const auto fresh = static_cast<Eigen::Index>(rows.groups[f].new_levels.size());
-    pg.new_effects =
-        models::draw_new_groups(fit.draws, sd, cor, pg.effects, fresh, seed, static_cast<int>(f));
-    if (fresh > 0)
-      cli_logger().info(std::to_string(fresh) + " new groups of " + g.label + " (" +
-                        rows.groups[f].new_levels[0] + (fresh > 1 ? ", ..." : "") +
-                        "): their effects are drawn from the fitted population");
-    prows.groups.push_back(std::move(pg));
-  }
+  const models::PredictRows prows =
+      predict_rows_of(applied, rows, static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed));
   const models::Predictions pred = models::predict(fit, prows, resolve_threads(o.threads));
+  if (replicates > 0) {
+    // Replicate r from the fit's draw r.
+    std::string text;
+    try {
+      const Eigen::MatrixXd y_rep = models::replicate_rows(
+          fit, prows, rows.record, replicates, static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed),
+          resolve_threads(o.threads));
+      text = replicates_csv(y_rep, rows.record, lik.response_kind() != models::ResponseKind::real);
+    } catch (const std::domain_error& e) {
+      throw inference_error("--replicates", std::string("cannot draw a replicate: ") + e.what());
+    }
+    write_file_atomically(o.replicates.second, text);
+  }
   const bool spread = pred.predictive_sd.size() > 0;
   std::string out = spread ? "mean,sd,q05,q95,predictive_sd\n" : "mean,sd,q05,q95\n";
   // One line per input row; a row left out for a missing value has empty fields.

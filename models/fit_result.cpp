@@ -67,6 +67,10 @@ void read_draws(const std::string& path, FitResult& fit) {
       continue;
     }
     std::vector<double> row;
+    for (size_t j = 1; j < 3; ++j) {  // log_p__, log_g__: what loo's importance ratios need
+      double v;
+      row.push_back(data::parse_number(fields[j], v) == data::NumberStatus::ok ? v : std::nan(""));
+    }
     for (size_t j = 3; j < fields.size(); ++j) {
       double v;
       if (data::parse_number(fields[j], v) != data::NumberStatus::ok)
@@ -81,10 +85,16 @@ void read_draws(const std::string& path, FitResult& fit) {
     throw data_error(path, "holds " + std::to_string(rows.size()) + " draws where its header says " +
                                std::to_string(declared) + ": the file is cut short or was edited");
   fit.names.assign(header.begin() + 3, header.end());
-  fit.draws.resize(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(fit.names.size()));
-  for (size_t s = 0; s < rows.size(); ++s)
+  const auto S = static_cast<Eigen::Index>(rows.size());
+  fit.draws.resize(S, static_cast<Eigen::Index>(fit.names.size()));
+  fit.log_p.resize(S);
+  fit.log_g.resize(S);
+  for (size_t s = 0; s < rows.size(); ++s) {
+    fit.log_p[static_cast<Eigen::Index>(s)] = rows[s][0];
+    fit.log_g[static_cast<Eigen::Index>(s)] = rows[s][1];
     for (size_t j = 0; j < fit.names.size(); ++j)
-      fit.draws(static_cast<Eigen::Index>(s), static_cast<Eigen::Index>(j)) = rows[s][j];
+      fit.draws(static_cast<Eigen::Index>(s), static_cast<Eigen::Index>(j)) = rows[s][j + 2];
+  }
 }
 
 }  // namespace
@@ -107,6 +117,8 @@ FitResult read_fit(const std::string& dir) {
     fit.likelihood = d.at("likelihood").get<std::string>();
     fit.intercept = d.at("intercept").get<bool>();
     if (d.contains("design")) fit.design = d.at("design");
+    if (d.contains("response_hash")) fit.response_hash = d.at("response_hash").get<std::string>();
+    if (s.contains("rows") && s.at("rows").is_number_integer()) fit.rows = s.at("rows").get<long long>();
     if (s.contains("seed") && s.at("seed").is_number_integer()) fit.seed = s.at("seed").get<long long>();
     if (!d.at("standardization").is_null()) {
       const auto c = d.at("standardization").at("center").get<std::vector<double>>();

@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "inference/rng/normal_stream.hpp"
+#include "models/draw_predictors.hpp"
 #include "models/prediction_family.hpp"
 
 namespace bvi::models {
@@ -22,11 +23,6 @@ double quantile_sorted(const std::vector<double>& v, double q) {
   return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
-Eigen::Index column_of(const FitResult& fit, const std::string& name) {
-  for (size_t j = 0; j < fit.names.size(); ++j)
-    if (fit.names[j] == name) return static_cast<Eigen::Index>(j);
-  return -1;
-}
 
 }  // namespace
 
@@ -71,20 +67,8 @@ Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) 
   const Eigen::Index n = x.rows(), D = x.cols(), S = fit.draws.rows();
   if (family.kind() == PredictFamily::Kind::binomial_logit && !rows.trials)
     throw std::logic_error("predict: binomial_logit needs the rows' trials");
-  // Column positions of alpha, beta.1 ... beta.D and the likelihood's own parameter (sigma, phi).
-  const std::string scale_name = family.scale_name();
-  const Eigen::Index alpha = column_of(fit, "alpha");
-  const Eigen::Index sigma_col = scale_name.empty() ? -1 : column_of(fit, scale_name);
-  Eigen::Index beta = column_of(fit, "beta.1");
-  if (beta < 0 && D == 1) beta = column_of(fit, "beta");
-  if (D > 0 && (beta < 0 || beta + D > fit.draws.cols()))
-    throw std::logic_error("predict: the draws have no beta columns");
-  if (!scale_name.empty() && sigma_col < 0)
-    throw std::logic_error("predict: the draws have no " + scale_name + " column");
-  const Eigen::MatrixXd B = D > 0 ? Eigen::MatrixXd(fit.draws.middleCols(beta, D)) : Eigen::MatrixXd(S, 0);
-  const Eigen::VectorXd a = alpha >= 0 ? Eigen::VectorXd(fit.draws.col(alpha)) : Eigen::VectorXd::Zero(S);
-  const Eigen::VectorXd sigma =
-      sigma_col >= 0 ? Eigen::VectorXd(fit.draws.col(sigma_col)) : Eigen::VectorXd::Ones(S);
+  const DrawPredictors predictors(fit, family, D);
+  const Eigen::VectorXd& sigma = predictors.scale;
 
   Predictions out;
   out.mean.resize(n);
@@ -102,23 +86,7 @@ Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) 
     for (Eigen::Index r0 = 0; r0 < n; r0 += kBlock) {
       const Eigen::Index m = std::min(kBlock, n - r0);
       // Linear predictors of every draw for the block: one GEMM.
-      if (D > 0)
-        eta.leftCols(m).noalias() = B * x.middleRows(r0, m).transpose();
-      else
-        eta.leftCols(m).setZero();
-      eta.leftCols(m).colwise() += a;
-      for (const PredictGroupEffects& g : rows.groups)
-        for (Eigen::Index i = 0; i < m; ++i) {
-          const std::int32_t level = (*g.level)[static_cast<std::size_t>(r0 + i)];
-          for (Eigen::Index k = 0; k < g.effects; ++k) {
-            const Eigen::Index j = k - (g.intercept ? 1 : 0);
-            const double z = j < 0 ? 1.0 : (*g.slopes)(r0 + i, j);
-            if (level >= 0)
-              eta.col(i) += z * fit.draws.col(g.r_column + level * g.effects + k);
-            else
-              eta.col(i) += z * g.new_effects.col((-level - 1) * g.effects + k);
-          }
-        }
+      predictors.block(fit, rows, r0, m, eta);
       for (Eigen::Index i = 0; i < m; ++i) {
         const Eigen::Index row = r0 + i;
         const double off = rows.offset ? (*rows.offset)[row] : 0.0;

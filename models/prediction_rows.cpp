@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <memory>
 #include <unordered_map>
 
 #include "common/error.hpp"
@@ -32,12 +33,13 @@ std::string list(const std::vector<std::string>& v, std::size_t max = 8) {
 
 }  // namespace
 
-PredictionRows read_prediction_rows(const std::string& path, const design::Design& design,
-                                    const std::string& response, const spec::DataConfig& data,
-                                    const Likelihood& likelihood) {
-  data::CsvReader reader(path);
+PredictionRowsReader::PredictionRowsReader(const std::string& path, const design::Design& design,
+                                           const std::string& response, const spec::DataConfig& data,
+                                           const Likelihood& likelihood)
+    : path_(path), design_(design), reader_(std::make_unique<data::CsvReader>(path)) {
   std::unordered_map<std::string, int> where;
-  for (int i = 0; i < static_cast<int>(reader.columns().size()); ++i) where.emplace(reader.columns()[i], i);
+  for (int i = 0; i < static_cast<int>(reader_->columns().size()); ++i)
+    where.emplace(reader_->columns()[i], i);
   const std::string header = file_line(path, 1);
   auto column = [&](const std::string& name, const std::string& what) {
     const auto it = where.find(name);
@@ -45,48 +47,61 @@ PredictionRows read_prediction_rows(const std::string& path, const design::Desig
     return it->second;
   };
   // The variables each role needs: population-level terms and slopes need known levels.
-  std::vector<bool> fixed(design.variables.size(), false);
+  fixed_.assign(design.variables.size(), false);
   for (const auto& t : design.terms)
-    for (int v : t.variables) fixed[static_cast<std::size_t>(v)] = true;
+    for (int v : t.variables) fixed_[static_cast<std::size_t>(v)] = true;
   for (const auto& g : design.groups)
     for (const auto& t : g.terms)
-      for (int v : t.variables) fixed[static_cast<std::size_t>(v)] = true;
+      for (int v : t.variables) fixed_[static_cast<std::size_t>(v)] = true;
 
-  data::TableSpec spec;
-  spec.keep_records = true;
+  spec_.keep_records = true;
   // Each column is of the kind the fit settled (design.variables[].categorical), never guessed
   // again from these rows: a label made of digits stays a label, a number column stays numeric.
-  spec.numeric_hint = "(the model was fitted with this column as numeric)";
-  std::vector<int> numeric_vars, categorical_vars;
+  spec_.numeric_hint = "(the model was fitted with this column as numeric)";
   for (std::size_t v = 0; v < design.variables.size(); ++v) {
     const design::Variable& var = design.variables[v];
     const int c = column(var.name, "a column the fit was made with");
-    (var.categorical ? spec.text : spec.numeric).push_back(c);
-    (var.categorical ? categorical_vars : numeric_vars).push_back(static_cast<int>(v));
+    (var.categorical ? spec_.text : spec_.numeric).push_back(c);
+    (var.categorical ? categorical_vars_ : numeric_vars_).push_back(static_cast<int>(v));
   }
   const auto response_it = where.find(response);
-  spec.response = response_it == where.end() ? -1 : response_it->second;
-  spec.check = [&likelihood](double y) { return likelihood.check_response(y); };
+  spec_.response = response_it == where.end() ? -1 : response_it->second;
+  spec_.check = [&likelihood](double y) { return likelihood.check_response(y); };
   auto add_extra = [&](const std::optional<std::string>& name, const char* role, data::ResponseCheck check) {
     if (!name) return -1;
-    spec.extras.push_back(
+    spec_.extras.push_back(
         {column(*name, std::string("the ") + role + " column, which the model needs for every row"),
          std::move(check)});
-    return static_cast<int>(spec.extras.size()) - 1;
+    return static_cast<int>(spec_.extras.size()) - 1;
   };
-  const int trials_slot = add_extra(data.trials, "trials", data::check_trials);
-  const int offset_slot = add_extra(data.offset, "offset", {});
-  const int exposure_slot = add_extra(data.exposure, "exposure", data::check_exposure);
-  if (trials_slot >= 0 && spec.response >= 0)
-    spec.row_check = [&likelihood, trials_slot](double y, const double* e) {
-      return likelihood.check_response(y, e[trials_slot]);
+  trials_slot_ = add_extra(data.trials, "trials", data::check_trials);
+  offset_slot_ = add_extra(data.offset, "offset", {});
+  exposure_slot_ = add_extra(data.exposure, "exposure", data::check_exposure);
+  if (trials_slot_ >= 0 && spec_.response >= 0)
+    spec_.row_check = [&likelihood, slot = trials_slot_](double y, const double* e) {
+      return likelihood.check_response(y, e[slot]);
     };
-  const Eigen::Index records = reader.scan().records;
-  if (records == 0) throw data_error(file_line(path, reader.first_data_line()), "no data rows");
-  data::Table<double> t = data::read_table<double>(reader, spec, 0, records, records);
+  records_ = reader_->scan().records;
+}
+
+PredictionRowsReader::~PredictionRowsReader() = default;
+
+long PredictionRowsReader::first_data_line() const {
+  return reader_->first_data_line();
+}
+
+PredictionRows PredictionRowsReader::read(Eigen::Index begin, Eigen::Index end, Eigen::Index chunk) const {
+  const std::string& path = path_;
+  const design::Design& design = design_;
+  const data::TableSpec& spec = spec_;
+  const std::vector<bool>& fixed = fixed_;
+  const std::vector<int>& numeric_vars = numeric_vars_;
+  const std::vector<int>& categorical_vars = categorical_vars_;
+  const int trials_slot = trials_slot_, offset_slot = offset_slot_, exposure_slot = exposure_slot_;
+  data::Table<double> t = data::read_table<double>(*reader_, spec, begin, end, chunk);
 
   PredictionRows out;
-  out.records = records;
+  out.records = end - begin;
   out.record = t.records;
   out.missing = t.missing;
   out.first_missing_line = t.first_missing_line;
@@ -178,6 +193,15 @@ PredictionRows read_prediction_rows(const std::string& path, const design::Desig
       for (Eigen::Index i = 0; i < n; ++i) out.offset[i] += std::log(t.extras(i, exposure_slot));
   }
   return out;
+}
+
+PredictionRows read_prediction_rows(const std::string& path, const design::Design& design,
+                                    const std::string& response, const spec::DataConfig& data,
+                                    const Likelihood& likelihood) {
+  const PredictionRowsReader reader(path, design, response, data, likelihood);
+  const Eigen::Index records = reader.records();
+  if (records == 0) throw data_error(file_line(path, reader.first_data_line()), "no data rows");
+  return reader.read(0, records, records);
 }
 
 }  // namespace bvi::models

@@ -7,10 +7,12 @@
 // effects predict draws from the fitted population distribution (prediction.hpp).
 #include <Eigen/Core>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "models/data/row_matrix.hpp"
+#include "models/data/table_reader.hpp"
 #include "models/design/design.hpp"
 #include "models/likelihoods/likelihood.hpp"
 #include "models/spec/config.hpp"
@@ -35,6 +37,33 @@ struct PredictionRows {
   Eigen::Index missing = 0;          // records left out for a missing value
   long first_missing_line = 0;
   std::string first_missing_what;
+};
+
+// Reads `path` for the fit's `design` a range of records at a time (loo streams the rows): the
+// header checked and the file scanned once, at construction; `design` and `likelihood` must
+// outlive the reader. Errors as read_prediction_rows's.
+class PredictionRowsReader {
+ public:
+  PredictionRowsReader(const std::string& path, const design::Design& design, const std::string& response,
+                       const spec::DataConfig& data, const Likelihood& likelihood);
+  ~PredictionRowsReader();
+  Eigen::Index records() const { return records_; }
+  bool has_response() const { return spec_.response >= 0; }
+  long first_data_line() const;
+  // Records [begin, end) (0-based); `begin` a multiple of `chunk` (read_table's chunks). The
+  // result's `record` and line numbers are the file's; `records` is end - begin. Groups the fit
+  // never saw are numbered within the range.
+  PredictionRows read(Eigen::Index begin, Eigen::Index end, Eigen::Index chunk) const;
+
+ private:
+  std::string path_;
+  const design::Design& design_;
+  std::unique_ptr<data::CsvReader> reader_;
+  data::TableSpec spec_;
+  std::vector<bool> fixed_;
+  std::vector<int> numeric_vars_, categorical_vars_;
+  int trials_slot_ = -1, offset_slot_ = -1, exposure_slot_ = -1;
+  Eigen::Index records_ = 0;
 };
 
 // Reads `path` for the fit's `design`. `response` is read when the file has that column. Rows with

@@ -19,6 +19,7 @@ enum class Purpose : std::uint64_t {
   adaptation_elbo = 6,  // ELBO estimates of the eta adaptation
   simulation = 7,       // synthetic datasets (bayes-vi simulate): coefficients, features, responses
   fixed_draws = 8,      // the exact method's sample-average prior terms: drawn once, reused every iteration
+  replicates = 9,       // predict --replicates: y_rep, step = replicate, draw = data record
 };
 
 // Fills `out` (S x P) with standard normals: row s is draw s, so the first S draws of a request

@@ -31,7 +31,9 @@ class Install(BinaryTestCase):
     def test_installed_files(self):
         for rel in ["bin/bayes-vi", "share/bayes-vi/configs/seed_logistic.json", "share/bayes-vi/data/seed_logistic.csv",
                     "share/bayes-vi/scripts/plot_posterior.py", "share/bayes-vi/scripts/slurm/fit.sbatch",
-                    "share/doc/bayes-vi/README.md", "share/doc/bayes-vi/config.md"]:
+                    "share/doc/bayes-vi/README.md", "share/doc/bayes-vi/config.md",
+                    "share/doc/bayes-vi/loo.md", "share/doc/bayes-vi/ppc.md",
+                    "share/bayes-vi/scripts/plot_ppc.py"]:
             self.assertTrue(os.path.exists(self.path("prefix/" + rel)), rel)
         self.assertTrue(os.access(self.bin, os.X_OK))
         self.assertTrue(os.access(self.share + "/scripts/plot_posterior.py", os.X_OK))

@@ -532,4 +532,42 @@ TEST_CASE("NaN or +inf log ratios: k = +inf and NaN weights") {
   CHECK(std::string(to_string(ParetoStatus::non_finite_ratio)) == "NaN or +inf log ratio");
 }
 
+// The tail's selection may first cut the draws at a value taken from every 4th draw; a cut that
+// keeps too few falls back to all draws. Either way the draws chosen, and so k, sigma and the
+// weights, must be those of the plain sort: the same ratios in two draw orders, one that puts the
+// 200 largest at multiples of 4 (the sample then cuts too high and the fallback runs) and one
+// shuffled (the cut runs), give the same fit and the same weights, permuted.
+TEST_CASE("PSIS: the tail selection's cut and its fallback choose the same draws") {
+  const Index S = 1000;
+  std::mt19937_64 gen(2024);
+  std::student_t_distribution<double> t3(3.0);
+  std::vector<double> values(static_cast<std::size_t>(S));
+  for (double& v : values) v = t3(gen);
+  std::sort(values.begin(), values.end());
+  // Order A: the 200 largest values at draws 0, 4, 8, ...; the rest elsewhere.
+  std::vector<Index> slot_a;
+  for (Index s = 0; s < S; s += 4) slot_a.push_back(s);
+  for (Index s = 0; s < S; ++s)
+    if (s % 4 != 0) slot_a.push_back(s);
+  std::vector<Index> perm_a(static_cast<std::size_t>(S));  // value rank r sits at draw perm_a[r]
+  for (Index r = 0; r < S; ++r)
+    perm_a[static_cast<std::size_t>(S - 1 - r)] = slot_a[static_cast<std::size_t>(r)];
+  std::vector<Index> perm_b(perm_a);
+  std::shuffle(perm_b.begin(), perm_b.end(), gen);
+  VectorXd a(S), b(S);
+  for (Index r = 0; r < S; ++r) {
+    a[perm_a[static_cast<std::size_t>(r)]] = values[static_cast<std::size_t>(r)];
+    b[perm_b[static_cast<std::size_t>(r)]] = values[static_cast<std::size_t>(r)];
+  }
+  ParetoFit fa, fb;
+  const VectorXd wa = psis_log_weights(a, &fa), wb = psis_log_weights(b, &fb);
+  REQUIRE(fa.status == ParetoStatus::fitted);
+  CHECK(fa.k == fb.k);
+  CHECK(fa.sigma == fb.sigma);
+  CHECK(fa.tail_length == fb.tail_length);
+  for (Index r = 0; r < S; ++r)
+    CHECK(wa[perm_a[static_cast<std::size_t>(r)]] ==
+          doctest::Approx(wb[perm_b[static_cast<std::size_t>(r)]]).epsilon(1e-13));
+}
+
 }  // namespace test_psis

@@ -1,0 +1,304 @@
+#include "cli/kfold_command.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "bvi_version.hpp"
+#include "cli/common_options.hpp"
+#include "cli/fit_rows.hpp"
+#include "cli/kfold_folds.hpp"
+#include "cli/logging.hpp"
+#include "cli/number_format.hpp"
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+#include "common/read_file.hpp"
+#include "models/prediction.hpp"
+#include "models/response_hash.hpp"
+#include "models/spec/config.hpp"
+
+extern char** environ;
+
+namespace bvi::cli {
+
+namespace fs = std::filesystem;
+using KfoldJson = nlohmann::ordered_json;
+
+CLI::App* setup_kfold(CLI::App& app, KfoldOptions& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "kfold",
+      "K-fold cross-validation by refitting: elpd_kfold, its se and p_kfold (JSON on stdout, and in DIR)");
+  cmd->add_option("config", o.config, "The model's config")
+      ->required()
+      ->check(non_empty_path())
+      ->type_name("CONFIG.json");
+  cmd->add_option("--folds", o.folds, "Folds (at least 2; with --group, default: one per level)")
+      ->check(CLI::Range(2, 1000000))
+      ->type_name("K");
+  cmd->add_option("--group", o.group,
+                  "Leave-group-out: every row of a level of this data column in the same fold")
+      ->type_name("COLUMN");
+  cmd->add_option("--seed", o.seed, "Seed of the random partition (default: the config's inference.seed)")
+      ->check(CLI::Range(0LL, 9007199254740991LL))
+      ->type_name("N");
+  cmd->add_option("--output", o.output,
+                  "Folder of the folds' data, fits and values; a run stopped part way resumes from it")
+      ->required()
+      ->check(non_empty_path())
+      ->type_name("DIR");
+  add_threads_option(*cmd, o.threads);
+  add_log_level_option(*cmd, o.log_level);
+  return cmd;
+}
+
+namespace {
+
+std::string kfold_absolute(const std::string& p) {
+  std::error_code ec;
+  const fs::path a = fs::absolute(p, ec);
+  return ec ? p : a.lexically_normal().string();
+}
+
+void kfold_mkdir(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw output_error(dir.string(), "cannot create the folder (" + ec.message() + ")");
+}
+
+// Runs `bayes-vi fit CONFIG --output OUT --quiet` in a process of its own (the fit's stdout
+// discarded, its stderr in LOG) and turns a failure into the fit's own error, placed in `fold`.
+void kfold_fit(const std::string& config, const fs::path& out, const fs::path& log, int threads,
+               const std::string& fold) {
+  const std::string exe = fs::read_symlink("/proc/self/exe").string();
+  const std::string t = std::to_string(threads), out_s = out.string(), log_s = log.string();
+  std::vector<std::string> args = {exe, "fit", config, "--output", out_s, "--quiet", "--threads", t};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_s.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw inference_error(fold, std::string("cannot start its fit (") + std::strerror(rc) + ")");
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw inference_error(fold, "lost its fit's process");
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+  std::string message = "its fit failed (log: " + log_s + ")";
+  std::ifstream in(log_s);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("bayes-vi: error: ", 0) == 0) message = line.substr(17);
+  if (!WIFEXITED(status))
+    throw inference_error(fold, "its fit was stopped by signal " + std::to_string(WTERMSIG(status)));
+  throw Error(static_cast<ExitCode>(WEXITSTATUS(status)), fold, message);
+}
+
+// log mean_s p(y_i | theta_s) of the rows of `csv` under the fit in `fit_dir` made with `config`,
+// keyed by the rows' record in `csv`; the responses' hash when `hash` is given.
+std::vector<std::pair<Eigen::Index, double>> kfold_lpd(const std::string& config_path,
+                                                       const std::string& fit_dir, const std::string& csv,
+                                                       int threads, models::ResponseHash* hash) {
+  spec::Config config = spec::parse_config(config_path);
+  FitForConfig applied = load_fit_for_config(config, fit_dir);
+  const models::PredictionRows rows = read_fit_rows(applied, config, csv, "they are left out");
+  const models::PredictRows prows =
+      predict_rows_of(applied, rows, static_cast<std::uint64_t>(applied.fit.seed));
+  const models::Predictions pred = models::predict(applied.fit, prows, threads);
+  std::vector<std::pair<Eigen::Index, double>> out;
+  for (Eigen::Index i = 0; i < rows.x.rows(); ++i) {
+    out.emplace_back(rows.record[static_cast<std::size_t>(i)], pred.lpd[i]);
+    if (hash) hash->add(rows.y[i]);
+  }
+  return out;
+}
+
+// The values of a fold (row,lpd per held-out record of the original file), written last.
+void kfold_write_values(const fs::path& path, const std::vector<std::pair<Eigen::Index, double>>& v) {
+  std::string text = "row,lpd\n";
+  for (const auto& [row, lpd] : v) {
+    text += std::to_string(row + 1) + ",";
+    append_number(text, lpd);
+    text += "\n";
+  }
+  write_file_atomically(path.string(), text);
+}
+
+std::vector<std::pair<Eigen::Index, double>> kfold_read_values(const fs::path& path) {
+  std::istringstream in(read_text_file(path.string()));
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::pair<Eigen::Index, double>> v;
+  long number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    const auto c = line.find(',');
+    char* end = nullptr;
+    const double row = c == std::string::npos ? 0 : std::strtod(line.c_str(), nullptr);
+    const double lpd = c == std::string::npos ? NAN : std::strtod(line.c_str() + c + 1, &end);
+    if (row < 1 || std::isnan(lpd))
+      throw data_error(file_line(path.string(), number),
+                       "not a kfold values file (row,lpd); remove the fold's folder to redo it");
+    v.emplace_back(static_cast<Eigen::Index>(row) - 1, lpd);
+  }
+  return v;
+}
+
+// Mean and sqrt(n var) of per-row values, as loo reports an estimate and its se.
+std::pair<double, double> kfold_total(const std::vector<double>& v) {
+  const double n = static_cast<double>(v.size());
+  double sum = 0;
+  for (double x : v) sum += x;
+  const double mean = sum / n;
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return {sum, n > 1 ? std::sqrt(n * ss / (n - 1)) : 0.0};
+}
+
+}  // namespace
+
+int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
+  setup_logging(o.log_level);
+  if (comm.size() > 1)
+    throw usage_error("kfold runs its refits one process at a time; run it without mpirun (--threads N)");
+  if (o.folds == 0 && o.group.empty()) throw usage_error("--folds K is required without --group");
+  spec::Config config = spec::parse_config(o.config);
+  const int threads = resolve_threads(o.threads);
+  const fs::path dir(o.output);
+  kfold_mkdir(dir);
+
+  const KfoldData data = read_kfold_data(config.data.csv, o.group);
+  const std::size_t units = o.group.empty() ? data.records.size() : data.levels.size();
+  const int K = o.folds > 0 ? o.folds : static_cast<int>(units);
+  if (static_cast<std::size_t>(K) > units || K < 2)
+    throw usage_error("--folds " + std::to_string(K) + ": " + config.data.csv + " has " +
+                      std::to_string(units) + (o.group.empty() ? " rows" : " levels of " + o.group) +
+                      ", at least 2 and one per fold needed");
+  const auto seed = static_cast<std::uint64_t>(o.seed ? *o.seed : config.inference.seed);
+  const std::vector<int> fold_of = kfold_assign(data, K, seed);
+
+  // The partition, which a resumed run must find unchanged.
+  std::string folds_text = "row,fold\n";
+  for (std::size_t i = 0; i < fold_of.size(); ++i)
+    folds_text += std::to_string(i + 1) + "," + std::to_string(fold_of[i] + 1) + "\n";
+  const fs::path folds_csv = dir / "folds.csv";
+  if (fs::exists(folds_csv)) {
+    if (read_text_file(folds_csv.string()) != folds_text)
+      throw output_error(
+          folds_csv.string(),
+          "holds the folds of another run (other data, --folds, --group or --seed); use another --output");
+  } else {
+    write_file_atomically(folds_csv.string(), folds_text);
+  }
+
+  // Each fold's config: the config's own JSON with data.csv its training rows (absolute).
+  nlohmann::json raw;
+  try {
+    raw = nlohmann::json::parse(read_text_file(o.config));
+  } catch (const nlohmann::json::exception&) {
+    throw config_error("", "not valid JSON");  // parse_config has already refused it
+  }
+  std::vector<double> elpd(data.records.size(), NAN);
+  for (int k = 0; k < K; ++k) {
+    const std::string where = "fold " + std::to_string(k + 1) + " of " + std::to_string(K);
+    const fs::path fd = dir / ("fold_" + std::to_string(k + 1));
+    const fs::path values = fd / "values.csv";
+    std::vector<std::pair<Eigen::Index, double>> v;
+    if (fs::exists(values)) {
+      cli_logger().info(where + ": done in an earlier run");
+      v = kfold_read_values(values);
+    } else {
+      kfold_mkdir(fd);
+      write_file_atomically((fd / "train.csv").string(), kfold_file_text(data, fold_of, k, false));
+      write_file_atomically((fd / "heldout.csv").string(), kfold_file_text(data, fold_of, k, true));
+      nlohmann::json c = raw;
+      c["data"]["csv"] = kfold_absolute((fd / "train.csv").string());
+      write_file_atomically((fd / "config.json").string(), c.dump(2) + "\n");
+      if (!fs::exists(fd / "fit" / "summary.json"))
+        kfold_fit((fd / "config.json").string(), fd / "fit", fd / "fit.log", threads, where);
+      try {
+        v = kfold_lpd((fd / "config.json").string(), (fd / "fit").string(), (fd / "heldout.csv").string(),
+                      threads, nullptr);
+      } catch (const Error& e) {
+        throw Error(e.code(), where, e.where() + ": " + e.detail());
+      }
+      // Records of the held-out file back to records of the data file.
+      std::vector<Eigen::Index> original;
+      for (std::size_t i = 0; i < fold_of.size(); ++i)
+        if (fold_of[i] == k) original.push_back(static_cast<Eigen::Index>(i));
+      for (auto& [row, lpd] : v) row = original[static_cast<std::size_t>(row)];
+      kfold_write_values(values, v);
+    }
+    for (const auto& [row, lpd] : v) elpd[static_cast<std::size_t>(row)] = lpd;
+    cli_logger().info(where + " done (" + std::to_string(v.size()) + " rows held out)");
+  }
+
+  // The full data's fit: lpd for p_kfold = lpd - elpd_kfold, as loo's kfold reports it.
+  const fs::path full = dir / "full";
+  kfold_mkdir(full);
+  if (!fs::exists(full / "fit" / "summary.json"))
+    kfold_fit(kfold_absolute(o.config), full / "fit", full / "fit.log", threads, "the fit of all rows");
+  models::ResponseHash hash;
+  const auto full_lpd = kfold_lpd(o.config, (full / "fit").string(), config.data.csv, threads, &hash);
+
+  std::vector<double> e, p;
+  std::string pointwise = "row,elpd_kfold,p_kfold,kfoldic,fold\n";
+  for (const auto& [row, lpd] : full_lpd) {
+    const double ek = elpd[static_cast<std::size_t>(row)];
+    if (std::isnan(ek))
+      throw data_error(file_line(config.data.csv, static_cast<long>(row) + 2),
+                       "a row the fit of all rows uses and no fold predicted");
+    e.push_back(ek);
+    p.push_back(lpd - ek);
+    pointwise += std::to_string(row + 1) + ",";
+    append_number(pointwise, ek);
+    pointwise += ",";
+    append_number(pointwise, lpd - ek);
+    pointwise += ",";
+    append_number(pointwise, -2 * ek);
+    pointwise += "," + std::to_string(fold_of[static_cast<std::size_t>(row)] + 1) + "\n";
+  }
+  const auto [elpd_sum, elpd_se] = kfold_total(e);
+  const auto [p_sum, p_se] = kfold_total(p);
+  const fs::path pointwise_csv = dir / "pointwise.csv";
+  write_file_atomically(pointwise_csv.string(), pointwise);
+  KfoldJson d;
+  d["elpd_kfold"] = elpd_sum;
+  d["se_elpd_kfold"] = elpd_se;
+  d["p_kfold"] = p_sum;
+  d["se_p_kfold"] = p_se;
+  d["kfoldic"] = -2 * elpd_sum;
+  d["se_kfoldic"] = 2 * elpd_se;
+  d["rows"] = e.size();
+  d["folds"] = K;
+  d["group"] = o.group.empty() ? KfoldJson(nullptr) : KfoldJson(o.group);
+  d["seed"] = seed;
+  d["method"] = "kfold";
+  d["config"] = kfold_absolute(o.config);
+  d["likelihood"] = config.model.likelihood;
+  d["response"] = models::read_fit((full / "fit").string()).response;
+  d["response_hash"] = hash.text();
+  d["pointwise_file"] = kfold_absolute(pointwise_csv.string());
+  d["version"] = kVersion;
+  const std::string doc = d.dump(2) + "\n";
+  write_file_atomically((dir / "kfold.json").string(), doc);
+  if (std::fwrite(doc.data(), 1, doc.size(), stdout) != doc.size() || std::fflush(stdout) != 0)
+    throw output_error("stdout", "cannot write the result");
+  return 0;
+}
+
+}  // namespace bvi::cli

@@ -1,0 +1,224 @@
+#include "cli/loo_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <memory>
+
+#include "cli/fit_rows.hpp"
+#include "cli/logging.hpp"
+#include "cli/number_format.hpp"
+#include "common/error.hpp"
+#include "inference/reduce/collective_error.hpp"
+#include "models/data/csv_reader.hpp"
+#include "models/pointwise_log_lik.hpp"
+#include "models/prediction_rows.hpp"
+#include "models/response_hash.hpp"
+#include "models/spec/config.hpp"
+
+namespace bvi::cli {
+
+namespace {
+
+// Rows per block of one thread (one GEMM each) and per chunk (the rows whose results wait to be
+// added in order): S x 64 doubles of scratch per thread, 4096 LooPoints per chunk.
+constexpr Eigen::Index kLooBlock = 64;
+constexpr Eigen::Index kLooChunk = 4096;
+
+}  // namespace
+
+namespace {
+
+// What loo needs before the rows: the fit checked against the config, and the data's reader.
+struct LooSetup {
+  spec::Config config;
+  FitForConfig applied;
+  std::unique_ptr<models::PredictionRowsReader> reader;
+  Eigen::VectorXd correction;  // log p(theta_s, y) - log q(theta_s), shared by every row
+};
+
+// On the heap and never moved: the reader refers to the fit's design and model.
+std::unique_ptr<LooSetup> loo_setup(const LooRequest& req, bool warn) {
+  auto owned = std::make_unique<LooSetup>();
+  LooSetup& st = *owned;
+  st.config = spec::parse_config(req.config);
+  st.applied = load_fit_for_config(st.config, req.fit);
+  models::FitResult& fit = st.applied.fit;
+  const std::string draws_csv = req.fit + "/draws.csv";
+  if (req.draws > 0 && req.draws < fit.draws.rows()) {
+    fit.draws.conservativeResize(req.draws, Eigen::NoChange);
+    fit.log_p.conservativeResize(req.draws);
+    fit.log_g.conservativeResize(req.draws);
+  }
+  if (warn && req.draws > fit.draws.rows())
+    cli_logger().warn("the fit in " + req.fit + " has " + std::to_string(fit.draws.rows()) +
+                      " draws; loo uses them all (fit with a larger inference.output_draws for more)");
+  for (Eigen::Index s = 0; s < fit.draws.rows(); ++s)
+    if (!std::isfinite(fit.log_p[s]) || !std::isfinite(fit.log_g[s]))
+      throw data_error(draws_csv,
+                       "draw " + std::to_string(s + 1) +
+                           ": log_p__ or log_g__ is not a finite number (loo's importance ratios need both)");
+  const std::string& path = st.config.data.csv;
+  st.reader = std::make_unique<models::PredictionRowsReader>(path, st.applied.design, fit.response,
+                                                             st.config.data, st.applied.model->likelihood());
+  if (!st.reader->has_response())
+    throw data_error(file_line(path, 1), "no response column '" + fit.response + "': loo needs it");
+  if (st.reader->records() == 0)
+    throw data_error(file_line(path, st.reader->first_data_line()), "no data rows");
+  st.correction = fit.log_p - fit.log_g;
+  return owned;
+}
+
+// One chunk of records: per kept row, kLooFields doubles (record + 1, y, elpd_loo, p_loo, k), the
+// layout the ranks exchange.
+constexpr int kLooFields = 5;
+
+std::vector<double> loo_chunk(const LooSetup& st, const std::string& fit_dir, Eigen::Index begin,
+                              Eigen::Index end, int threads) {
+  const std::string& path = st.config.data.csv;
+  const FitForConfig& applied = st.applied;
+  const models::PredictionRows rows = st.reader->read(begin, end, kLooChunk);
+  if (rows.missing > 0 && st.config.data.missing == "error")
+    throw data_error(file_line(path, rows.first_missing_line),
+                     rows.first_missing_what +
+                         "; rows with missing values (empty, NA or NaN) in the columns the model uses are "
+                         "refused (with /data/missing \"drop\" they are left out of loo)");
+  check_standardized_rows(applied, rows);
+  // The fit's own data have no group it never saw.
+  for (std::size_t g = 0; g < rows.groups.size(); ++g)
+    if (!rows.groups[g].new_levels.empty())
+      throw data_error(path, "group '" + rows.groups[g].new_levels[0] + "' of " +
+                                 applied.design.groups[g].label + " is not one of the groups the fit in " +
+                                 fit_dir + " was made with (a fit of other data?)");
+  const Eigen::Index n = rows.x.rows();
+  std::vector<double> out(static_cast<std::size_t>(n * kLooFields));
+  if (n == 0) return out;
+  const models::PredictRows prows =
+      predict_rows_of(applied, rows, static_cast<std::uint64_t>(applied.fit.seed));
+  const models::PointwiseLogLik loglik(applied.fit, prows);
+  std::exception_ptr error;
+#pragma omp parallel num_threads(threads)
+  {
+    Eigen::MatrixXd eta, ll;
+#pragma omp for schedule(dynamic)
+    for (Eigen::Index b0 = 0; b0 < n; b0 += kLooBlock) {
+      try {
+        const Eigen::Index m = std::min(kLooBlock, n - b0);
+        loglik.block(b0, m, eta, ll);
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const diagnostics::LooPoint p = diagnostics::loo_point(ll.col(i), st.correction);
+          double* f = out.data() + (b0 + i) * kLooFields;
+          f[0] = static_cast<double>(rows.record[static_cast<std::size_t>(b0 + i)] + 1);
+          f[1] = rows.y[b0 + i];
+          f[2] = p.elpd_loo;
+          f[3] = p.p_loo;
+          f[4] = p.pareto_k;
+        }
+      } catch (...) {
+#pragma omp critical(loo_error)
+        if (!error) error = std::current_exception();
+      }
+    }
+  }
+  if (error) std::rethrow_exception(error);
+  return out;
+}
+
+}  // namespace
+
+LooRun compute_loo(const LooRequest& req, reduce::Communicator& comm) {
+  const std::unique_ptr<LooSetup> setup =
+      reduce::collectively(comm, [&] { return loo_setup(req, comm.is_root()); });
+  const LooSetup& st = *setup;
+  const models::FitResult& fit = st.applied.fit;
+  const std::string& path = st.config.data.csv;
+  const Eigen::Index records = st.reader->records();
+
+  LooRun run;
+  run.config = req.config;
+  run.fit = req.fit;
+  run.likelihood = fit.likelihood;
+  run.response = fit.response;
+  run.draws = static_cast<long>(fit.draws.rows());
+  diagnostics::LooAccumulator acc;
+  models::ResponseHash yh;
+  long first_impossible = 0;  // the first row whose likelihood is 0 at a draw (reported last)
+  const int threads = std::max(1, req.threads);
+  // Chunks of records in rounds: in round r rank k takes chunk r * ranks + k; every rank gets every
+  // chunk's rows (allgatherv, in rank order = chunk order) and adds them in row order. A row's
+  // values do not depend on who computed them, so any number of ranks and threads gives the same
+  // bytes; the memory is one round's rows.
+  const int ranks = comm.size();
+  const Eigen::Index chunks = (records + kLooChunk - 1) / kLooChunk;
+  for (Eigen::Index round = 0; round * ranks < chunks; ++round) {
+    const Eigen::Index c = round * ranks + comm.rank();
+    const std::vector<double> mine = reduce::collectively(comm, [&] {
+      return c < chunks
+                 ? loo_chunk(st, req.fit, c * kLooChunk, std::min(records, (c + 1) * kLooChunk), threads)
+                 : std::vector<double>();
+    });
+    std::vector<long> counts(static_cast<std::size_t>(ranks), 0);
+    counts[static_cast<std::size_t>(comm.rank())] = static_cast<long>(mine.size());
+    comm.allreduce_sum(counts.data(), ranks);
+    long total = 0;
+    for (long k : counts) total += k;
+    std::vector<double> all(static_cast<std::size_t>(total));
+    comm.allgatherv(mine.data(), counts, all.data());
+    for (std::size_t i = 0; i < all.size(); i += kLooFields) {
+      const double* f = all.data() + i;
+      const long record = static_cast<long>(f[0]);
+      yh.add(f[1]);
+      if (!std::isfinite(f[2])) {
+        if (first_impossible == 0) first_impossible = record;
+        continue;
+      }
+      diagnostics::LooPoint p;
+      p.elpd_loo = f[2];
+      p.p_loo = f[3];
+      p.looic = -2.0 * f[2];
+      p.pareto_k = f[4];
+      acc.add(p);
+      const LooRowValue v{record, p.elpd_loo, p.p_loo, p.looic, p.pareto_k};
+      if (!(p.pareto_k <= 0.7)) run.high_k.push_back(v);
+      if (req.pointwise) run.pointwise.push_back(v);
+    }
+  }
+  // The fit must be a fit of these data: loo's importance ratios use the fit's log p(theta, y).
+  // Checked once every row was read (the rows are streamed): a fit of other data is what a row
+  // with an impossible likelihood most likely means too, so this comes first. Every rank holds
+  // the same numbers, so every rank throws the same error.
+  reduce::collectively(comm, [&] {
+    const long used = yh.rows;
+    if (used == 0) throw data_error(path, "no rows (every row has a missing value)");
+    if (fit.rows >= 0 && fit.rows != used)
+      throw data_error(path, "the fit in " + req.fit + " was made with " + std::to_string(fit.rows) +
+                                 " rows; the config's data have " + std::to_string(used) +
+                                 " (a fit of other data?)");
+    if (!fit.response_hash.empty() && fit.response_hash != yh.text())
+      throw data_error(path, "the fit in " + req.fit + " was made with other values of the response '" +
+                                 fit.response + "' (response hash " + fit.response_hash + ", these rows " +
+                                 yh.text() + "): a fit of other data?");
+    if (first_impossible > 0)
+      throw data_error(file_line(path, first_impossible + 1),
+                       "the log likelihood of this row is not a finite number at some draw of the fit (y "
+                       "impossible under it): no importance ratio exists");
+  });
+  run.response_hash = yh.text();
+  run.totals = acc.totals();
+  return run;
+}
+
+std::string loo_pointwise_csv(const std::vector<LooRowValue>& rows) {
+  std::string out = "row,elpd_loo,p_loo,looic,pareto_k,influence_pareto_k\n";
+  for (const LooRowValue& v : rows) {
+    out += std::to_string(v.row);
+    for (double x : {v.elpd_loo, v.p_loo, v.looic, v.pareto_k, v.pareto_k}) {
+      out += ',';
+      append_number(out, x);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace bvi::cli

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""bayes-vi kfold: K-fold and leave-group-out cross-validation by refitting.
+
+The held-out log predictive densities are recomputed by hand from each fold's draws.csv with
+numpy/scipy (log mean_s p(y_i | theta_s), scipy.stats densities), elpd_kfold, its se and p_kfold
+from them as R's loo computes them (sum; sqrt(n) sd; lpd of the full fit - elpd_kfold). The
+partition is checked for what it must be (every row once, sizes within one; with --group every
+level in one fold), reproducible and resumable; an error in a fold names it; compare takes kfold
+documents."""
+import json
+import os
+import shutil
+import unittest
+
+import numpy as np
+from scipy import special, stats
+
+import likelihood_models as lm
+from bvi_test import BinaryTestCase, run
+
+FEATURES = ["x1", "x2", "x3"]
+
+
+def read_draws(path):
+    with open(path) as f:
+        lines = [l.strip() for l in f if not l.startswith("#")]
+    header = lines[0].split(",")
+    values = np.array([[float(v) for v in l.split(",")] for l in lines[2:]])  # lines[1]: the mean
+    return {h: values[:, j] for j, h in enumerate(header)}
+
+
+def poisson_lpd(draws, cols, rows):
+    """log mean_s Poisson(y_i | exposure_i exp(alpha_s + x_i . beta_s + offset_i)) per row."""
+    beta = np.column_stack([draws["beta.%d" % (j + 1)] for j in range(len(FEATURES))])
+    x = np.column_stack([cols[f][rows] for f in FEATURES])
+    eta = draws["alpha"][:, None] + beta @ x.T + cols["offset"][rows] + np.log(cols["exposure"][rows])
+    lp = stats.poisson.logpmf(cols["y"][rows][None, :], np.exp(eta))
+    return special.logsumexp(lp, axis=0) - np.log(lp.shape[0])
+
+
+def read_folds(path):
+    a = np.loadtxt(path, delimiter=",", skiprows=1, dtype=int, ndmin=2)
+    return a[:, 1] - 1  # 0-based fold of each row
+
+
+class Kfold(BinaryTestCase):
+    def poisson(self, rows=120):
+        cols = lm.simulate("poisson_log", rows, 0.3, [0.7, -0.4, 0.2], seed=51)
+        lm.write_csv(self.path("d.csv"), cols)
+        cfg = self.write_config(lm.config("poisson_log", self.path("d.csv"), FEATURES,
+                                          inference={"seed": 9, "output_draws": 500}))
+        return cfg, cols
+
+    def test_against_a_hand_computation(self):
+        cfg, cols = self.poisson()
+        out = self.path("kf")
+        p = run(["kfold", cfg, "--folds", "4", "--output", out])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        with open(os.path.join(out, "kfold.json")) as f:
+            self.assertEqual(json.load(f), doc)
+        fold = read_folds(os.path.join(out, "folds.csv"))
+        n = len(cols["y"])
+        self.assertEqual(sorted(np.bincount(fold, minlength=4)), [30, 30, 30, 30])
+        elpd = np.full(n, np.nan)
+        for k in range(4):
+            rows = np.flatnonzero(fold == k)
+            elpd[rows] = poisson_lpd(read_draws(os.path.join(out, "fold_%d" % (k + 1), "fit", "draws.csv")),
+                                     cols, rows)
+            # The fold's fit saw the other rows only.
+            with open(os.path.join(out, "fold_%d" % (k + 1), "train.csv")) as f:
+                self.assertEqual(sum(1 for _ in f) - 1, n - len(rows))
+        lpd = poisson_lpd(read_draws(os.path.join(out, "full", "fit", "draws.csv")), cols, np.arange(n))
+        self.assertAlmostEqual(doc["elpd_kfold"], elpd.sum(), delta=1e-9 * abs(elpd.sum()))
+        self.assertAlmostEqual(doc["se_elpd_kfold"], np.sqrt(n) * np.std(elpd, ddof=1), delta=1e-8)
+        self.assertAlmostEqual(doc["p_kfold"], lpd.sum() - elpd.sum(), delta=1e-8)
+        self.assertAlmostEqual(doc["se_p_kfold"], np.sqrt(n) * np.std(lpd - elpd, ddof=1), delta=1e-8)
+        self.assertAlmostEqual(doc["kfoldic"], -2 * elpd.sum(), delta=1e-8)
+        self.assertEqual((doc["rows"], doc["folds"], doc["method"]), (n, 4, "kfold"))
+        pw = np.loadtxt(doc["pointwise_file"], delimiter=",", skiprows=1)
+        np.testing.assert_allclose(pw[:, 1], elpd, rtol=1e-12)
+        np.testing.assert_allclose(pw[:, 2], lpd - elpd, rtol=1e-9, atol=1e-12)
+        np.testing.assert_array_equal(pw[:, 4], fold + 1)
+        # Held-out rows predict worse than the rows a fit saw.
+        self.assertGreater(doc["p_kfold"], 0)
+
+    def test_reproducible_and_resumable(self):
+        cfg, _ = self.poisson()
+        a, b, c = self.path("a"), self.path("b"), self.path("c")
+        pa = run(["kfold", cfg, "--folds", "3", "--output", a])
+        pb = run(["kfold", cfg, "--folds", "3", "--output", b, "--threads", "2"])
+        self.assertEqual(pa.returncode, 0, pa.stderr)
+        strip = lambda s: {k: v for k, v in json.loads(s).items() if k != "pointwise_file"}
+        self.assertEqual(strip(pa.stdout), strip(pb.stdout))
+        pc = run(["kfold", cfg, "--folds", "3", "--output", c, "--seed", "77"])
+        self.assertEqual(pc.returncode, 0, pc.stderr)
+        self.assertFalse(np.array_equal(read_folds(a + "/folds.csv"), read_folds(c + "/folds.csv")))
+        # A fold lost in a stopped run is redone; the others are not.
+        shutil.rmtree(os.path.join(a, "fold_2"))
+        kept = os.stat(os.path.join(a, "fold_1", "fit", "summary.json")).st_mtime_ns
+        p = run(["kfold", cfg, "--folds", "3", "--output", a])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, pa.stdout)
+        self.assertEqual(os.stat(os.path.join(a, "fold_1", "fit", "summary.json")).st_mtime_ns, kept)
+        # Another partition in the same folder is refused.
+        self.assert_error(run(["kfold", cfg, "--folds", "4", "--output", a]), 73, contains="another run")
+
+    def test_leave_group_out(self):
+        cols = lm.simulate("normal", 90, 0.3, [0.7, -0.4, 0.2], seed=52)
+        cols["g"] = np.array([float(i % 6) for i in range(90)])
+        lm.write_csv(self.path("d.csv"), cols)
+        cfg = self.write_config({"data": {"csv": self.path("d.csv")},
+                                 "model": {"likelihood": "normal", "formula": "y ~ x1 + x2 + x3 + (1 | g)"},
+                                 "inference": {"seed": 3}})
+        p = run(["kfold", cfg, "--group", "g", "--output", self.path("lgo")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual((doc["folds"], doc["group"], doc["rows"]), (6, "g", 90))
+        fold = read_folds(self.path("lgo/folds.csv"))
+        g = cols["g"].astype(int)
+        for level in range(6):  # a level is all in one fold, and each fold holds one level
+            self.assertEqual(len(set(fold[g == level])), 1)
+        self.assertEqual(len(set(fold)), 6)
+        p = run(["kfold", cfg, "--group", "g", "--folds", "3", "--output", self.path("lgo3")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        fold = read_folds(self.path("lgo3/folds.csv"))
+        self.assertEqual(sorted(np.bincount(fold)), [30, 30, 30])
+        for level in range(6):
+            self.assertEqual(len(set(fold[g == level])), 1)
+
+    def test_compare_takes_kfold_documents(self):
+        cfg, cols = self.poisson()
+        p = run(["kfold", cfg, "--folds", "3", "--output", self.path("full")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        small = lm.config("poisson_log", self.path("d.csv"), ["x1"], inference={"seed": 9, "output_draws": 500})
+        cfg2 = self.write_config(small, "small.json")
+        p = run(["kfold", cfg2, "--folds", "3", "--output", self.path("small")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(["compare", self.path("full/kfold.json"), self.path("small/kfold.json")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        table = json.loads(p.stdout)
+        a = np.loadtxt(self.path("full/pointwise.csv"), delimiter=",", skiprows=1)[:, 1]
+        b = np.loadtxt(self.path("small/pointwise.csv"), delimiter=",", skiprows=1)[:, 1]
+        best, other = (a, b) if a.sum() >= b.sum() else (b, a)
+        diff = other - best
+        diffs = sorted(abs(m["elpd_diff"]) for m in table["models"])
+        self.assertAlmostEqual(diffs[-1], abs(diff.sum()), delta=1e-8)
+        ses = sorted(m["se_diff"] for m in table["models"])
+        self.assertAlmostEqual(ses[-1], np.sqrt(len(diff)) * np.std(diff, ddof=1), delta=1e-8)
+
+    def test_bad_requests(self):
+        cfg, _ = self.poisson(rows=20)
+        out = self.path("x")
+        self.assert_error(run(["kfold", cfg, "--output", out]), 64)  # no --folds, no --group
+        self.assert_error(run(["kfold", cfg, "--folds", "1", "--output", out]), 64)
+        self.assert_error(run(["kfold", cfg, "--folds", "21", "--output", out]), 64, contains="20 rows")
+        self.assert_error(run(["kfold", cfg, "--group", "nope", "--output", out]), 65, contains="nope")
+        self.write("file", "")
+        self.assert_error(run(["kfold", cfg, "--folds", "2", "--output", self.path("file/sub")]), 73)
+        self.assert_error(run(["kfold", self.path("none.json"), "--folds", "2", "--output", out]), 66)
+
+    def test_an_error_in_a_fold_names_it(self):
+        # Level "z" of the categorical c is in one row only: the fold that holds it out has a
+        # fit that never saw it, and predicting it is refused.
+        rows = ["x1,c,y"] + ["%r,%s,%d" % (0.1 * i, "ab"[i % 2], i % 2) for i in range(29)] + ["0.5,z,1"]
+        self.write("d.csv", "\n".join(rows) + "\n")
+        cfg = self.write_config({"data": {"csv": self.path("d.csv")},
+                                 "model": {"likelihood": "bernoulli_logit", "formula": "y ~ x1 + c"},
+                                 "inference": {"seed": 3}})
+        p = run(["kfold", cfg, "--folds", "3", "--output", self.path("e")])
+        fold = read_folds(self.path("e/folds.csv"))[29] + 1
+        self.assert_error(p, 65, where="fold %d of 3" % fold)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,138 @@
+// PSIS-LOO against R's loo 2.5.1 (tests/reference/loo_reference.R wrote the fixture; nothing here
+// computes a reference with our own code), and the estimator's edge cases against closed forms.
+#include <doctest/doctest.h>
+
+#include <Eigen/Core>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "inference/diagnostics/loo.hpp"
+#include "loo_reference_inputs.hpp"
+
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_loo {
+
+using namespace bvi::diagnostics;
+using loo_reference::close_relative;
+
+TEST_CASE("loo: the reference inputs are rebuilt exactly as R built them") {
+  const auto fx = loo_reference::fixture();
+  CHECK(fx["loo_version"] == "2.5.1");
+  for (const std::string name : {"a", "b", "c"}) {
+    const auto m = loo_reference::named_model(name);
+    const auto& r = fx["loo"][name];
+    CHECK(close_relative(m.log_lik.sum(), r["checksum_log_lik"].get<double>(), 1e-12));
+    CHECK(close_relative(m.log_p.sum(), r["checksum_log_p"].get<double>(), 1e-12));
+    CHECK(close_relative(m.log_g.sum(), r["checksum_log_g"].get<double>(), 1e-12));
+  }
+}
+
+TEST_CASE("loo: elpd_loo, p_loo, looic, their se and every Pareto k equal R loo's to 1e-8") {
+  const auto fx = loo_reference::fixture();
+  for (const std::string name : {"a", "b", "c", "a_posterior"}) {
+    CAPTURE(name);
+    const auto& r = fx["loo"][name];
+    const auto m = loo_reference::named_model(name);
+    const Eigen::VectorXd correction =
+        r["correction"].get<bool>() ? Eigen::VectorXd(m.log_p - m.log_g) : Eigen::VectorXd();
+    LooAccumulator acc;
+    for (Eigen::Index i = 0; i < m.log_lik.cols(); ++i) {
+      const LooPoint p = loo_point(m.log_lik.col(i), correction);
+      CAPTURE(i);
+      CHECK(p.status == ParetoStatus::fitted);
+      CHECK(close_relative(p.pareto_k, r["pareto_k"][static_cast<std::size_t>(i)].get<double>(), 1e-8));
+      CHECK(close_relative(p.elpd_loo, r["elpd_loo_i"][static_cast<std::size_t>(i)].get<double>(), 1e-8));
+      CHECK(close_relative(p.p_loo, r["p_loo_i"][static_cast<std::size_t>(i)].get<double>(), 1e-8));
+      acc.add(p);
+    }
+    const LooTotals t = acc.totals();
+    CHECK(t.rows == 40);
+    CHECK(close_relative(t.elpd_loo.estimate, r["elpd_loo"].get<double>(), 1e-8));
+    CHECK(close_relative(t.elpd_loo.se, r["se_elpd_loo"].get<double>(), 1e-8));
+    CHECK(close_relative(t.p_loo.estimate, r["p_loo"].get<double>(), 1e-8));
+    CHECK(close_relative(t.p_loo.se, r["se_p_loo"].get<double>(), 1e-8));
+    CHECK(close_relative(t.looic.estimate, r["looic"].get<double>(), 1e-8));
+    CHECK(close_relative(t.looic.se, r["se_looic"].get<double>(), 1e-8));
+    // The bands, counted from R's k.
+    std::int64_t good = 0, bad = 0, very_bad = 0;
+    for (const auto& k : r["pareto_k"]) {
+      const double v = k.get<double>();
+      (v <= 0.7 ? good : v <= 1 ? bad : very_bad) += 1;
+    }
+    CHECK(t.good == good);
+    CHECK(t.bad == bad);
+    CHECK(t.very_bad == very_bad);
+  }
+}
+
+TEST_CASE("loo: the correction is taken up to a constant") {
+  const auto m = loo_reference::named_model("b");
+  const Eigen::VectorXd c = m.log_p - m.log_g;
+  // Log ratios near 12345 are rounded to ~2e-12: the agreement is to that, not to the last bit.
+  const Eigen::VectorXd shifted = c.array() - 12345.0;
+  for (Eigen::Index i : {0, 7, 22}) {
+    const LooPoint a = loo_point(m.log_lik.col(i), c), b = loo_point(m.log_lik.col(i), shifted);
+    CHECK(a.elpd_loo == doctest::Approx(b.elpd_loo).epsilon(1e-9));
+    CHECK(a.pareto_k == doctest::Approx(b.pareto_k).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("loo: a constant likelihood leaves nothing to leave out") {
+  // p(y_i | theta) = 0.25 at every draw: elpd_loo_i = lpd_i = log 0.25, p_loo_i = 0, whatever the
+  // weights (flat ratios: k = -inf, psis.hpp's flat tail).
+  const Eigen::VectorXd ll = Eigen::VectorXd::Constant(200, std::log(0.25));
+  const LooPoint p = loo_point(ll, Eigen::VectorXd());
+  CHECK(p.elpd_loo == doctest::Approx(std::log(0.25)).epsilon(1e-14));
+  CHECK(std::abs(p.p_loo) < 1e-14);
+  CHECK(p.looic == doctest::Approx(-2 * std::log(0.25)).epsilon(1e-14));
+  CHECK(pareto_band(p.pareto_k) == ParetoBand::good);
+}
+
+TEST_CASE("loo: an impossible or broken draw is reported, not averaged away") {
+  Eigen::VectorXd ll = Eigen::VectorXd::Constant(100, -0.5);
+  ll[3] = -std::numeric_limits<double>::infinity();
+  LooPoint p = loo_point(ll, Eigen::VectorXd());
+  CHECK(p.status == ParetoStatus::non_finite_ratio);
+  CHECK(std::isnan(p.elpd_loo));
+  CHECK(pareto_band(p.pareto_k) == ParetoBand::very_bad);
+  ll[3] = std::numeric_limits<double>::quiet_NaN();
+  p = loo_point(ll, Eigen::VectorXd());
+  CHECK(std::isnan(p.elpd_loo));
+  CHECK_THROWS_AS(loo_point(Eigen::VectorXd(), Eigen::VectorXd()), std::invalid_argument);
+  CHECK_THROWS_AS(loo_point(Eigen::VectorXd::Zero(5), Eigen::VectorXd::Zero(4)), std::invalid_argument);
+}
+
+TEST_CASE("loo: Pareto k bands as loo prints them") {
+  CHECK(pareto_band(-std::numeric_limits<double>::infinity()) == ParetoBand::good);
+  CHECK(pareto_band(0.7) == ParetoBand::good);
+  CHECK(pareto_band(0.7000001) == ParetoBand::bad);
+  CHECK(pareto_band(1.0) == ParetoBand::bad);
+  CHECK(pareto_band(1.0000001) == ParetoBand::very_bad);
+  CHECK(pareto_band(std::numeric_limits<double>::infinity()) == ParetoBand::very_bad);
+  CHECK(pareto_band(std::numeric_limits<double>::quiet_NaN()) == ParetoBand::very_bad);
+}
+
+TEST_CASE("loo: the accumulator's se is sqrt(N) times the sample sd (closed form)") {
+  // elpd_i = -1, -2, -3, -4: sum -10, sample variance 5/3, se sqrt(4 * 5/3).
+  LooAccumulator acc;
+  for (int i = 1; i <= 4; ++i) {
+    LooPoint p;
+    p.elpd_loo = -i;
+    p.p_loo = 0.5;
+    p.pareto_k = i * 0.3;  // 0.3 0.6 | 0.9 | 1.2
+    acc.add(p);
+  }
+  const LooTotals t = acc.totals();
+  CHECK(t.elpd_loo.estimate == doctest::Approx(-10.0).epsilon(1e-15));
+  CHECK(t.elpd_loo.se == doctest::Approx(std::sqrt(4.0 * 5.0 / 3.0)).epsilon(1e-15));
+  CHECK(t.p_loo.estimate == doctest::Approx(2.0).epsilon(1e-15));
+  CHECK(std::abs(t.p_loo.se) < 1e-15);
+  CHECK(t.looic.estimate == doctest::Approx(20.0).epsilon(1e-15));
+  CHECK(t.looic.se == doctest::Approx(2 * std::sqrt(4.0 * 5.0 / 3.0)).epsilon(1e-15));
+  CHECK(t.good == 2);
+  CHECK(t.bad == 1);
+  CHECK(t.very_bad == 1);
+}
+
+}  // namespace test_loo
