@@ -72,6 +72,8 @@ inline spec::ModelConfig exact_model(const std::string& likelihood, PriorKind ki
   }
   if (likelihood == "normal") m.priors["sigma"] = prior("sigma", "half_normal", {{"scale", "2"}});
   if (likelihood == "negative_binomial_log") m.priors["phi"] = prior("phi", "gamma", {{"shape", "2"}, {"rate", "0.5"}});
+  if (likelihood == "lognormal") m.priors["sigma"] = prior("sigma", "half_normal", {{"scale", "2"}});
+  if (likelihood == "gamma_log") m.priors["shape"] = prior("shape", "gamma", {{"shape", "2"}, {"rate", "0.5"}});
   return m;
 }
 
@@ -109,6 +111,11 @@ inline ExactData exact_data(const std::string& likelihood, Eigen::Index n, Eigen
       std::gamma_distribution<double> mix(2.0, std::exp(eta + data.offset[i]) / 2.0);
       std::poisson_distribution<int> pois(mix(rng));
       data.y[i] = pois(rng);
+    } else if (likelihood == "lognormal") {  // sigma = 0.6
+      data.y[i] = std::exp(eta + 0.6 * normal(rng));
+    } else if (likelihood == "gamma_log") {  // shape 3, mean e^eta
+      std::gamma_distribution<double> gam(3.0, std::exp(eta) / 3.0);
+      data.y[i] = gam(rng);
     } else {
       data.y[i] = eta + 0.8 * normal(rng);
     }

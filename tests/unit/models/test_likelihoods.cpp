@@ -42,6 +42,8 @@ models::ParameterLayout layout_for(const std::string& family, Eigen::Index D, bo
   if (intercept) layout.add({"alpha", 0, 1, false, {}});
   if (family == "normal") layout.add({"sigma", 0, 1, false, {}});
   if (family == "negative_binomial_log") layout.add({"phi", 0, 1, false, {}});
+  if (family == "lognormal") layout.add({"sigma", 0, 1, false, {}});
+  if (family == "gamma_log") layout.add({"shape", 0, 1, false, {}});
   return layout;
 }
 
@@ -57,8 +59,8 @@ Eigen::ArrayXd log_lik(const models::Likelihood& lik, const Eigen::ArrayXXd& par
   return out.val().col(0);
 }
 
-const char* kFamilies[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit",
-                           "poisson_log",     "normal",           "negative_binomial_log"};
+const char* kFamilies[] = {"bernoulli_logit", "bernoulli_probit",      "binomial_logit", "poisson_log",
+                           "normal",          "negative_binomial_log", "lognormal",      "gamma_log"};
 
 }  // namespace
 
@@ -128,6 +130,8 @@ TEST_CASE("fused and composed likelihoods agree to 1e-12, values and gradients")
         y[n] = double(rng() % 5 == 0 ? rng() % 200 : rng() % 7);
       else if (family == "normal")
         y[n] = normal(rng);
+      else if (family == "lognormal" || family == "gamma_log")
+        y[n] = std::exp(1.5 * normal(rng));
       else
         y[n] = double(rng() & 1);
     }
@@ -136,7 +140,8 @@ TEST_CASE("fused and composed likelihoods agree to 1e-12, values and gradients")
       const models::ParameterLayout layout = layout_for(family, D, intercept);
       Eigen::ArrayXXd params(S, layout.dim());
       for (Eigen::Index i = 0; i < params.size(); ++i) params(i) = 0.4 * normal(rng);
-      if (family == "normal" || family == "negative_binomial_log")
+      if (family == "normal" || family == "negative_binomial_log" || family == "lognormal" ||
+          family == "gamma_log")
         params.col(layout.dim() - 1) = 0.5 + params.col(layout.dim() - 1).abs();
       DataBlock<double> block{x.data(), y.data(), m, D};
       if (family == "binomial_logit") block.trials = trials.data();
