@@ -169,6 +169,12 @@ SUITE = [
     dict(name="negbin_ar09_n2000_d10", likelihood="negative_binomial_log", n=2000,
          blocks=[("ar1", 10, 0.9)], beta=("normal", 0.2), mean_count=6.0, phi=0.7, offset=True,
          exposure=True, raw=True, note="negative binomial (phi 0.7) with offset and exposure, AR(1) 0.9"),
+    dict(name="lognormal_n300_d3", likelihood="lognormal", n=300, blocks=[("indep", 3)],
+         beta=("fixed", [0.5, -0.3, 0.2]), alpha=1.0, sigma=0.6, raw=True,
+         note="lognormal (sigma 0.6), positive responses; sigma ~ half_normal(5)"),
+    dict(name="gamma_n300_d3", likelihood="gamma_log", n=300, blocks=[("indep", 3)],
+         beta=("fixed", [0.5, -0.3, 0.2]), alpha=1.0, shape=2.5, raw=True,
+         note="gamma with log link (shape 2.5); shape ~ gamma(0.01, 0.01), brms's default"),
     # ---- other priors
     dict(name="prior_student_t_n500_d10", n=500, blocks=[("ar1", 10, 0.5)], beta=("normal", 1.0),
          balance=0.5, raw=True, priors={"beta": {"student_t": {"df": 3, "loc": 0, "scale": 2.5}}},
@@ -251,6 +257,16 @@ def generate(spec, seed):
         else:
             cols["y"] = (rng.negative_binomial(spec["phi"], spec["phi"] / (spec["phi"] + mu)), True)
             truth["phi"] = spec["phi"]
+    elif lik == "lognormal":
+        alpha = spec["alpha"]
+        y = np.exp(alpha + lin + spec["sigma"] * rng.standard_normal(n))
+        cols["y"] = (np.maximum(np.round(y, 5), 1e-5), False)
+        truth["sigma"] = spec["sigma"]
+    elif lik == "gamma_log":
+        alpha = spec["alpha"]
+        y = rng.gamma(spec["shape"], np.exp(alpha + lin) / spec["shape"])
+        cols["y"] = (np.maximum(np.round(y, 5), 1e-5), False)
+        truth["shape"] = spec["shape"]
     else:
         alpha = spec["alpha"]
         cols["y"] = (np.round(alpha + lin + spec["sigma"] * rng.standard_normal(n), 4), False)
@@ -306,6 +322,10 @@ def priors_for(spec):
         priors["sigma"] = {"half_normal": {"scale": 5}}
     if spec["likelihood"] == "negative_binomial_log":
         priors["phi"] = {"gamma": {"shape": 0.01, "rate": 0.01}}  # brms's default
+    if spec["likelihood"] == "lognormal":
+        priors["sigma"] = {"half_normal": {"scale": 5}}
+    if spec["likelihood"] == "gamma_log":
+        priors["shape"] = {"gamma": {"shape": 0.01, "rate": 0.01}}  # brms's default
     priors.update(spec.get("priors", {}))
     return priors
 
@@ -333,6 +353,9 @@ def response_summary(spec, cols):
     if lik in ("poisson_log", "negative_binomial_log"):
         return {"mean_count": float(y.mean()), "max_count": int(y.max()),
                 "zeros": float(np.mean(y == 0))}
+    if lik in ("lognormal", "gamma_log"):
+        return {"mean": float(y.mean()), "sd": float(y.std(ddof=1)), "min": float(y.min()),
+                "mean_log": float(np.log(y).mean())}
     return {"mean": float(y.mean()), "sd": float(y.std(ddof=1))}
 
 
@@ -347,8 +370,10 @@ def separable(X, y):
 
 
 def parameter_count(spec, d):
-    """alpha + beta + sigma (normal) or phi (negative binomial) + declared sizes (scalars here)."""
-    return 1 + d + (spec["likelihood"] in ("normal", "negative_binomial_log")) + len(spec.get("parameters", {}))
+    """alpha + beta + sigma (normal, lognormal), phi (negative binomial) or shape (gamma) + declared
+    sizes (scalars here)."""
+    return 1 + d + (spec["likelihood"] in ("normal", "negative_binomial_log", "lognormal", "gamma_log")) + len(
+        spec.get("parameters", {}))
 
 
 def main(argv=None):
