@@ -84,6 +84,12 @@ class FitsRecoverTheTruth(BinaryTestCase):
     def test_negative_binomial_log(self):
         self.fit_family("negative_binomial_log", 26)
 
+    def test_lognormal(self):
+        self.fit_family("lognormal", 27)
+
+    def test_gamma_log(self):
+        self.fit_family("gamma_log", 28)
+
 
 if __name__ == "__main__":
     unittest.main()
