@@ -3,6 +3,8 @@
 #include "inference/ad/ops/add.hpp"
 #include "inference/ad/ops/bernoulli_logit_glm.hpp"
 #include "inference/ad/ops/bernoulli_probit_glm.hpp"
+#include "inference/ad/ops/beta_logit_glm.hpp"
+#include "inference/ad/ops/beta_logit_lpdf.hpp"
 #include "inference/ad/ops/binomial_logit_glm.hpp"
 #include "inference/ad/ops/cauchy_lpdf.hpp"
 #include "inference/ad/ops/constrain.hpp"

@@ -1,5 +1,5 @@
 // The fused GLM primitives of the new likelihoods (bernoulli_probit, binomial_logit, poisson_log,
-// normal, negative binomial, lognormal, gamma) through the generic op checker: values against scalar formulas written here (erfc,
+// normal, negative binomial, lognormal, gamma, beta) through the generic op checker: values against scalar formulas written here (erfc,
 // lgamma, exp: not the code under test), gradients against central differences, every subset of
 // (alpha, beta[, sigma or phi]) as variables; draw counts around the packet size, offsets, no features,
 // no rows, float data, and the numerical edges (probit at |eta| = 40, poisson's exp overflow,
@@ -21,7 +21,7 @@ using bvi::test::check_op;
 namespace {
 
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-enum class Family { probit, binomial, poisson, normal, negbin, lognormal, gamma };
+enum class Family { probit, binomial, poisson, normal, negbin, lognormal, gamma, beta };
 
 struct Block {
   RowMatrix x;  // m x D
@@ -54,6 +54,9 @@ Block random_block(Family f, Eigen::Index m, Eigen::Index d, unsigned seed, bool
       case Family::lognormal:  // positive, over several magnitudes
       case Family::gamma:
         b.y[n] = std::exp(1.5 * normal(rng));
+        break;
+      case Family::beta:  // in (0, 1)
+        b.y[n] = 1.0 / (1.0 + std::exp(-1.5 * normal(rng)));
         break;
     }
   }
@@ -107,6 +110,10 @@ double ref_row(Family f, double y, double trials, double eta, double sigma) {
       const double a = sigma, scale = std::exp(eta) / a;
       return -std::lgamma(a) - a * std::log(scale) + (a - 1) * std::log(y) - y / scale;
     }
+    case Family::beta: {  // scipy.stats.beta(mu phi, (1 - mu) phi).logpdf(y), sigma holding phi
+      const double mu = 1.0 / (1.0 + std::exp(-eta)), a = mu * sigma, b = (1.0 - mu) * sigma;
+      return std::lgamma(sigma) - std::lgamma(a) - std::lgamma(b) + (a - 1) * std::log(y) + (b - 1) * std::log1p(-y);
+    }
   }
   return 0;
 }
@@ -151,6 +158,8 @@ ad::Var call(Family f, const ad::Var* alpha, const ad::Var& beta, const ad::Var*
       return ad::lognormal_glm<T>(alpha, beta, *sigma, x, r);
     case Family::gamma:
       return ad::gamma_log_glm<T>(alpha, beta, *sigma, x, r);
+    case Family::beta:
+      return ad::beta_logit_glm<T>(alpha, beta, *sigma, x, r);
   }
   throw std::logic_error("family");
 }
@@ -182,10 +191,10 @@ void check_family(Family f, const std::string& name, const Block& b, const Eigen
 }
 
 const Family kFamilies[] = {Family::probit, Family::binomial,  Family::poisson, Family::normal,
-                            Family::negbin, Family::lognormal, Family::gamma};
+                            Family::negbin, Family::lognormal, Family::gamma,   Family::beta};
 const char* kNames[] = {"bernoulli_probit_glm",   "binomial_logit_glm", "poisson_log_glm", "normal_glm",
-                        "neg_binomial_2_log_glm", "lognormal_glm",      "gamma_log_glm"};
-constexpr int kFamilyCount = 7;
+                        "neg_binomial_2_log_glm", "lognormal_glm",      "gamma_log_glm",   "beta_logit_glm"};
+constexpr int kFamilyCount = 8;
 
 }  // namespace
 
