@@ -188,6 +188,8 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
                  ? "closed form"
                  : config.model.likelihood == "negative_binomial_log"
                        ? "Gauss-Hermite quadrature per row over (eta, log phi)"
+                   : config.model.likelihood == "beta_logit"
+                       ? "a 2-D Gauss-Hermite rule per row over (eta, log phi)"
                    : config.model.likelihood == "gamma_log"
                        ? "closed form in eta, one Gauss-Hermite rule in log shape"
                        : "Gauss-Hermite quadrature per row")

@@ -51,7 +51,7 @@ void fill_default_priors(spec::Config& config, const ModelShape& shape, const Da
   for (const auto& p : likelihood_parameters(m.likelihood)) {
     // rstanarm's for normal's sigma; lognormal's is the same on log y (s_y = sd(log y)).
     if (p.name == "sigma") add("sigma", prior("sigma", "exponential", {{"rate", {1.0 / sy}}}));
-    // brms's default for the negative binomial's shape.
+    // brms's default for the negative binomial's shape and the beta's precision.
     if (p.name == "phi") add("phi", prior("phi", "gamma", {{"shape", {0.01}}, {"rate", {0.01}}}));
     // brms's default for the gamma likelihood's shape.
     if (p.name == "shape") add("shape", prior("shape", "gamma", {{"shape", {0.01}}, {"rate", {0.01}}}));

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "inference/ad/ops/beta_logit_kernel.hpp"
 #include "inference/ad/ops/gamma_log_kernel.hpp"
 #include "inference/ad/ops/neg_binomial_2_log_kernel.hpp"
 #include "inference/math/log_factorial.hpp"
@@ -24,14 +25,16 @@ class PredictFamily {
     normal,
     negative_binomial_log,
     lognormal,
-    gamma_log
+    gamma_log,
+    beta_logit
   };
 
   // For a likelihood predict supports; `ok` false otherwise.
   static PredictFamily named(const std::string& likelihood, bool* ok) {
-    const char* names[] = {"bernoulli_logit", "bernoulli_probit",      "binomial_logit", "poisson_log",
-                           "normal",          "negative_binomial_log", "lognormal",      "gamma_log"};
-    for (int k = 0; k < 8; ++k)
+    const char* names[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit",
+                           "poisson_log",     "normal",           "negative_binomial_log",
+                           "lognormal",       "gamma_log",        "beta_logit"};
+    for (int k = 0; k < 9; ++k)
       if (likelihood == names[k]) {
         *ok = true;
         return PredictFamily(static_cast<Kind>(k));
@@ -51,6 +54,7 @@ class PredictFamily {
       case Kind::lognormal:
         return "sigma";
       case Kind::negative_binomial_log:
+      case Kind::beta_logit:
         return "phi";
       case Kind::gamma_log:
         return "shape";
@@ -59,8 +63,8 @@ class PredictFamily {
     }
   }
 
-  // E[y | eta, sigma] (sigma: the likelihood's own parameter, scale_name(); binomial: n p, the expected successes of the row's n trials; lognormal:
-  // exp(eta + sigma^2 / 2), the others do not read sigma).
+  // E[y | eta, sigma] (sigma: the likelihood's own parameter, scale_name(); binomial: n p, the expected
+  // successes of the row's n trials; lognormal: exp(eta + sigma^2 / 2), the others do not read sigma).
   double mean(double eta, double trials, double sigma) const {
     switch (kind_) {
       case Kind::bernoulli_logit:
@@ -77,6 +81,8 @@ class PredictFamily {
         return eta;
       case Kind::lognormal:
         return std::exp(eta + 0.5 * sigma * sigma);
+      case Kind::beta_logit:
+        return sigmoid(eta);
     }
     return 0;
   }
@@ -102,6 +108,8 @@ class PredictFamily {
         return std::expm1(sigma * sigma) * std::exp(2.0 * eta + sigma * sigma);
       case Kind::gamma_log:  // mu^2 / shape
         return std::exp(2.0 * eta) / sigma;
+      case Kind::beta_logit:  // mu (1 - mu) / (1 + phi)
+        return sigmoid(eta) * sigmoid(-eta) / (1.0 + sigma);
     }
     return 0;
   }
@@ -134,6 +142,8 @@ class PredictFamily {
       }
       case Kind::gamma_log:
         return ad::detail::gamma_log(y, eta, sigma, std::numeric_limits<double>::quiet_NaN(), nullptr);
+      case Kind::beta_logit:
+        return ad::detail::beta_logit(y, eta, sigma, ad::detail::beta_logit_terms(y), nullptr);
     }
     return 0;
   }

@@ -3,6 +3,7 @@
 
 #include "models/likelihoods/bernoulli_logit.hpp"
 #include "models/likelihoods/bernoulli_probit.hpp"
+#include "models/likelihoods/beta_logit.hpp"
 #include "models/likelihoods/binomial_logit.hpp"
 #include "models/likelihoods/gamma_log.hpp"
 #include "models/likelihoods/lognormal.hpp"
@@ -47,6 +48,7 @@ const std::vector<Entry>& registry() {
       {"negative_binomial_log", {{positive_parameter("phi")}, false, true}, construct<NegativeBinomialLog>},
       {"lognormal", {{positive_parameter("sigma")}, false, false}, construct<Lognormal>},
       {"gamma_log", {{positive_parameter("shape")}, false, false}, construct<GammaLog>},
+      {"beta_logit", {{positive_parameter("phi")}, false, false}, construct<BetaLogit>},
   };
   return all;
 }

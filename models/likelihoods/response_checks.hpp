@@ -32,4 +32,10 @@ inline std::string check_positive_response(double y, const std::string& likeliho
   return "response must be positive (> 0) for " + likelihood + ", got " + shortest_text(y);
 }
 
+// 0 < y < 1 (beta_logit: its density's support is the open interval).
+inline std::string check_unit_interval_response(double y, const std::string& likelihood) {
+  if (y > 0.0 && y < 1.0) return "";
+  return "response must be strictly between 0 and 1 for " + likelihood + ", got " + shortest_text(y);
+}
+
 }  // namespace bvi::models

@@ -142,7 +142,7 @@ const Section& model_section() {
            true,
            {},
            {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log",
-            "lognormal", "gamma_log"},
+            "lognormal", "gamma_log", "beta_logit"},
            "The observation model, with linear predictor eta = alpha + x . beta. bernoulli_logit: logistic "
            "regression, y in {0, 1}, P(y = 1) = sigmoid(eta). bernoulli_probit: probit regression, y in {0, "
            "1}, "
@@ -160,7 +160,9 @@ const Section& model_section() {
            "`/model/priors/sigma`, default exponential(1 / sd(log y))). gamma_log: positive y > 0, "
            "Gamma with mean mu = exp(eta) and variance mu^2 / shape, density scipy.stats.gamma(a = shape, "
            "scale = mu / shape), with a positive parameter `shape` (prior at `/model/priors/shape`, default "
-           "brms's gamma(0.01, 0.01))."},
+           "brms's gamma(0.01, 0.01)). beta_logit: proportions 0 < y < 1, Beta with mean mu = expit(eta) and "
+           "variance mu (1 - mu) / (1 + phi), density scipy.stats.beta(mu phi, (1 - mu) phi), with a positive "
+           "precision `phi` (prior at `/model/priors/phi`, default brms's gamma(0.01, 0.01))."},
           {"formula",
            Kind::string,
            nullptr,

@@ -74,6 +74,7 @@ inline spec::ModelConfig exact_model(const std::string& likelihood, PriorKind ki
   if (likelihood == "negative_binomial_log") m.priors["phi"] = prior("phi", "gamma", {{"shape", "2"}, {"rate", "0.5"}});
   if (likelihood == "lognormal") m.priors["sigma"] = prior("sigma", "half_normal", {{"scale", "2"}});
   if (likelihood == "gamma_log") m.priors["shape"] = prior("shape", "gamma", {{"shape", "2"}, {"rate", "0.5"}});
+  if (likelihood == "beta_logit") m.priors["phi"] = prior("phi", "gamma", {{"shape", "2"}, {"rate", "0.2"}});
   return m;
 }
 
@@ -116,6 +117,10 @@ inline ExactData exact_data(const std::string& likelihood, Eigen::Index n, Eigen
     } else if (likelihood == "gamma_log") {  // shape 3, mean e^eta
       std::gamma_distribution<double> gam(3.0, std::exp(eta) / 3.0);
       data.y[i] = gam(rng);
+    } else if (likelihood == "beta_logit") {  // mean p, precision 8
+      std::gamma_distribution<double> ga(8.0 * p, 1.0), gb(8.0 * (1.0 - p), 1.0);
+      const double ya = ga(rng), yb = gb(rng);
+      data.y[i] = std::min(std::max(ya / (ya + yb), 1e-6), 1.0 - 1e-6);
     } else {
       data.y[i] = eta + 0.8 * normal(rng);
     }
