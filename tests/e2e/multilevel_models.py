@@ -12,10 +12,11 @@ import numpy as np
 from scipy import special, stats
 
 FAMILIES = ["bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
-            "negative_binomial_log", "lognormal", "gamma_log"]
+            "negative_binomial_log", "lognormal", "gamma_log", "beta_logit"]
 PHI_SHAPE, PHI_RATE = 2.0, 0.5  # the negative binomial's phi and gamma_log's shape ~ gamma(shape, rate)
 # The likelihood's own positive parameter.
-OWN = {"normal": "sigma", "negative_binomial_log": "phi", "lognormal": "sigma", "gamma_log": "shape"}
+OWN = {"normal": "sigma", "negative_binomial_log": "phi", "lognormal": "sigma", "gamma_log": "shape",
+       "beta_logit": "phi"}
 COUNTIES = ["Albany", "Boston", "Cairo", "denver", "Erie", "Fargo"]  # byte order: A B C E F d
 
 
@@ -54,6 +55,9 @@ def simulate(family, rows, seed):
         cols["y"] = np.round(np.exp(eta + 0.7 * rng.standard_normal(rows)), 5)
     elif family == "gamma_log":  # shape 3; rounded, but never to 0
         cols["y"] = np.maximum(np.round(rng.gamma(3.0, np.exp(eta) / 3.0), 5), 1e-5)
+    elif family == "beta_logit":  # precision 6; rounded, but never to 0 or 1
+        mu = special.expit(eta)
+        cols["y"] = np.clip(np.round(rng.beta(6.0 * mu, 6.0 * (1 - mu)), 5), 1e-5, 1 - 1e-5)
     else:
         cols["y"] = np.round(eta + 0.7 * rng.standard_normal(rows), 4)
     return cols
@@ -118,6 +122,9 @@ def row_log_lik(family, y, eta, cols, sigma):
         return stats.lognorm.logpdf(y, s=sigma, scale=np.exp(eta))
     if family == "gamma_log":  # sigma is the shape
         return stats.gamma.logpdf(y, sigma, scale=np.exp(eta) / sigma)
+    if family == "beta_logit":  # sigma is phi
+        mu = special.expit(eta)
+        return stats.beta.logpdf(y, mu * sigma, (1 - mu) * sigma)
     return stats.norm.logpdf(y, eta, sigma)
 
 
@@ -171,7 +178,7 @@ class Reference:
         sigma = p.get("sigma")
         if self.family in ("normal", "lognormal"):
             lp += stats.halfnorm.logpdf(sigma, 0, self.sigma_scale)
-        if self.family in ("negative_binomial_log", "gamma_log"):
+        if self.family in ("negative_binomial_log", "gamma_log", "beta_logit"):
             sigma = p[OWN[self.family]]
             lp += stats.gamma.logpdf(sigma, PHI_SHAPE, scale=1 / PHI_RATE)
         for g in self.groups:
@@ -206,7 +213,7 @@ class Reference:
         p = {n: 0.4 * rng.standard_normal() for n in self.names()}
         if self.family in ("normal", "lognormal"):
             p["sigma"] = 0.6 + abs(0.3 * rng.standard_normal())
-        if self.family in ("negative_binomial_log", "gamma_log"):
+        if self.family in ("negative_binomial_log", "gamma_log", "beta_logit"):
             p[OWN[self.family]] = 1.0 + abs(rng.standard_normal())
         for g in self.groups:
             for k in range(g.K):
@@ -230,7 +237,7 @@ def explicit_priors(ref, groups_by_ident):
         pr["alpha"] = {"normal": {"loc": 0, "scale": ref.alpha_scale}}
     if ref.family in ("normal", "lognormal"):
         pr["sigma"] = {"half_normal": {"scale": ref.sigma_scale}}
-    if ref.family in ("negative_binomial_log", "gamma_log"):
+    if ref.family in ("negative_binomial_log", "gamma_log", "beta_logit"):
         pr[OWN[ref.family]] = {"gamma": {"shape": PHI_SHAPE, "rate": PHI_RATE}}
     for g in ref.groups:
         pr["sd_" + g.ident] = {"half_normal": {"scale": ref.sd_scale}}

@@ -18,6 +18,7 @@ GOOD_ROWS = {
                               ["0.5,0.1,1.5,1", "-0.3,0,2,0", "1.2,-0.2,0.5,90", "0.1,0,1,3"]),
     "lognormal": ("x1,y", ["0.5,1.25", "-0.3,7", "1.2,1e-6", "0.1,1e5"]),
     "gamma_log": ("x1,y", ["0.5,1.25", "-0.3,7", "1.2,1e-6", "0.1,1e5"]),
+    "beta_logit": ("x1,y", ["0.5,0.25", "-0.3,0.7", "1.2,1e-6", "0.1,0.999999"]),
 }
 
 # (name, likelihood, line 4 replaced by, message phrase)
@@ -46,6 +47,10 @@ CASES = [
     ("gamma_response_zero", "gamma_log", "1.2,0", "response must be positive (> 0) for gamma_log, got 0"),
     ("gamma_response_negative_zero", "gamma_log", "1.2,-0.0", "response must be positive (> 0) for gamma_log"),
     ("gamma_response_negative", "gamma_log", "1.2,-3", "response must be positive (> 0) for gamma_log"),
+    ("beta_response_one", "beta_logit", "1.2,1.0", "response must be strictly between 0 and 1 for beta_logit, got 1"),
+    ("beta_response_zero", "beta_logit", "1.2,0.0", "response must be strictly between 0 and 1 for beta_logit, got 0"),
+    ("beta_response_above_one", "beta_logit", "1.2,1.5", "strictly between 0 and 1"),
+    ("beta_response_negative", "beta_logit", "1.2,-0.2", "strictly between 0 and 1"),
     ("normal_response_nan", "normal", "1.2,nan", "missing value 'nan'"),
     ("normal_response_inf", "normal", "1.2,-inf", "non-finite"),
 ]

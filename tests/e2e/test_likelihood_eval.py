@@ -69,6 +69,9 @@ class EvalMatchesScipy(BinaryTestCase):
     def test_gamma_log(self):
         self.eval_family("gamma_log")
 
+    def test_beta_logit(self):
+        self.eval_family("beta_logit")
+
     def test_normal_standardize_leaves_the_response_alone(self):
         self.eval_family("normal", standardize=True)
 

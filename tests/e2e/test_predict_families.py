@@ -78,6 +78,11 @@ class PredictFamilies(BinaryTestCase):
             mu = np.exp(eta)
             var = mu**2 / a
             logp = stats.gamma.logpdf(y, a, scale=mu / a)
+        elif family == "beta_logit":
+            phi = d["phi"][:, None]
+            mu = special.expit(eta)
+            var = mu * (1 - mu) / (1 + phi)
+            logp = stats.beta.logpdf(y, mu * phi, (1 - mu) * phi)
         else:
             sigma = d["sigma"][:, None]
             mu, var = eta, np.broadcast_to(sigma**2, eta.shape)
@@ -152,6 +157,12 @@ class PredictFamilies(BinaryTestCase):
         self.write("neg.csv", "x1,x2,x3,y\n0.1,0.2,0.3,2\n0.1,0.2,0.3,-1\n")
         self.assert_error(run(["predict", cfg, "--fit", self.path("fit"), "--data", self.path("neg.csv")]), 65,
                           where=self.path("neg.csv") + ":3", contains="positive")
+
+    def test_beta_logit(self):
+        cfg = self.check_family("beta_logit")
+        self.write("one.csv", "x1,x2,x3,y\n0.1,0.2,0.3,0.5\n0.1,0.2,0.3,1\n")
+        self.assert_error(run(["predict", cfg, "--fit", self.path("fit"), "--data", self.path("one.csv")]), 65,
+                          where=self.path("one.csv") + ":3", contains="strictly between 0 and 1")
 
 
 if __name__ == "__main__":
