@@ -26,9 +26,12 @@ inline BetaLogitTerms beta_logit_terms(double y) {
   return {std::log(y), std::log1p(-y)};
 }
 
-// log p for y, eta, phi; `t` holds log y and log(1 - y). With `d` not null, d[0] = d/dy,
-// d[1] = d/deta and d[2] = d/dphi.
-inline double beta_logit(double y, double eta, double phi, const BetaLogitTerms& t, double* d) {
+// log p - log Gamma(phi) for y, eta, phi, and with `d` not null d[0] = d/dy, d[1] = d/deta and
+// d[2] = d/dphi - psi(phi) (written only where the value is finite): the terms of one element that
+// depend on eta, so the fused op can take log Gamma(phi) and psi(phi) once per draw. `t` holds log y
+// and log(1 - y).
+inline double beta_logit_without_phi_terms(double y, double eta, double phi, const BetaLogitTerms& t,
+                                           double* d) {
   if (!(phi > 0.0) || std::isnan(eta) || std::isnan(y)) return std::numeric_limits<double>::quiet_NaN();
   if (!(y > 0.0 && y < 1.0)) return -std::numeric_limits<double>::infinity();
   // expit(eta) and expit(-eta) from one exp of -|eta|
@@ -40,10 +43,18 @@ inline double beta_logit(double y, double eta, double phi, const BetaLogitTerms&
     const double pa = bvi::ad::math::digamma(a), pb = bvi::ad::math::digamma(b);
     d[0] = (a - 1.0) / y - (b - 1.0) / (1.0 - y);
     d[1] = phi * mu * nu * (pb - pa + t.log_y - t.log1m_y);
-    d[2] = bvi::ad::math::digamma(phi) - mu * pa - nu * pb + mu * t.log_y + nu * t.log1m_y;
+    d[2] = -mu * pa - nu * pb + mu * t.log_y + nu * t.log1m_y;
   }
-  return bvi::ad::math::log_gamma(phi) - bvi::ad::math::log_gamma(a) - bvi::ad::math::log_gamma(b) +
-         (a - 1.0) * t.log_y + (b - 1.0) * t.log1m_y;
+  return -bvi::ad::math::log_gamma(a) - bvi::ad::math::log_gamma(b) + (a - 1.0) * t.log_y +
+         (b - 1.0) * t.log1m_y;
+}
+
+// log p for y, eta, phi, every term; with `d` not null, d[0] = d/dy, d[1] = d/deta, d[2] = d/dphi.
+inline double beta_logit(double y, double eta, double phi, const BetaLogitTerms& t, double* d) {
+  const double v = beta_logit_without_phi_terms(y, eta, phi, t, d);
+  if (!std::isfinite(v)) return v;
+  if (d) d[2] += bvi::ad::math::digamma(phi);
+  return v + bvi::ad::math::log_gamma(phi);
 }
 
 }  // namespace bvi::ad::detail
