@@ -16,7 +16,7 @@ trimmed, sorted by number when every level is a number (`01` and `1` one level) 
 group g of factor F is the g-th level in that order (1-based). The Stan program (hand-written,
 non-centred) fixes the prior families; their numbers come from the config, whose families are
 checked against the program's: alpha normal (uncentred: `"centered": true` is refused), beta
-normal, sigma half_normal, phi gamma (negative_binomial_log), shape gamma (gamma_log), sd_F
+normal, sigma half_normal (normal, lognormal), phi gamma (negative_binomial_log), shape gamma (gamma_log), sd_F
 half_normal, cor_F lkj.
 Anything else in the config is refused.
 
@@ -133,7 +133,7 @@ def load_problem(config_path):
     if not model_cfg.get("intercept", False):
         raise ConfigError("/model/intercept: the programs have an intercept")
     lik = model_cfg["likelihood"]
-    if lik not in ("normal", "bernoulli_logit", "negative_binomial_log", "gamma_log"):
+    if lik not in ("normal", "bernoulli_logit", "negative_binomial_log", "gamma_log", "lognormal"):
         raise ConfigError("/model/likelihood: %s not supported here" % lik)
     csv_path = os.path.join(os.path.dirname(os.path.abspath(config_path)), data_cfg["csv"])
     with open(csv_path, newline="") as f:
@@ -152,7 +152,7 @@ def load_problem(config_path):
         raise ConfigError("response not 0/1")
     if lik == "negative_binomial_log" and not np.all((y >= 0) & (y == np.round(y))):
         raise ConfigError("response not a non-negative integer count")
-    if lik == "gamma_log" and not np.all(y > 0):
+    if lik in ("gamma_log", "lognormal") and not np.all(y > 0):
         raise ConfigError("response not positive")
     declared_cat = set(data_cfg.get("categorical", []))
     groups = model_cfg.get("groups", [])
@@ -202,7 +202,7 @@ def load_problem(config_path):
     for d in range(D):
         params.append({"name": "beta.%d" % (d + 1), "stan": "beta[%d]" % (d + 1),
                        "label": xnames[d], "kind": "beta"})
-    if lik == "normal":
+    if lik in ("normal", "lognormal"):
         p = take("sigma")
         data["sigma_scale"] = float(hyper(p, "half_normal", "scale", 1, "/model/priors/sigma")[0])
         params.append({"name": "sigma", "stan": "sigma", "label": "sigma", "kind": "sigma"})
