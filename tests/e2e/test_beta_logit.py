@@ -4,8 +4,11 @@ likelihood_models.py and multilevel_models.py with the other likelihoods): what 
 for it (phi's default prior, how the exact expectation is taken) and, where statsmodels is
 installed, issue 19's frequentist target: with vague priors on 10^5 rows the posterior means
 within 0.05 posterior sd of statsmodels' BetaModel (logit mean, log precision; measured with
-default priors on 10^5 x 20: 0.002 sd)."""
+default priors on 10^5 x 20: 0.002 sd); and against a long NUTS run on simulated data (2000 rows,
+tests/reference/sim_beta.json, made by make_positive_sim.py; rstan with Stan's beta_proportion,
+tests/reference/fixtures/sim_beta.nuts.json): every mean within 0.1 NUTS sd, every sd within 10 %."""
 import json
+import os
 import unittest
 
 import numpy as np
@@ -54,6 +57,25 @@ class BetaLogit(BinaryTestCase):
         for name, value in est.items():
             with self.subTest(parameter=name):
                 self.assertLessEqual(abs(got[name]["mean"] - value), 0.05 * got[name]["sd"], (got[name], value))
+
+    def test_default_fit_against_nuts(self):
+        reference = os.path.join(SOURCE_DIR, "tests", "reference")
+        with open(os.path.join(reference, "fixtures", "sim_beta.nuts.json")) as f:
+            nuts = {p["name"]: p for p in json.load(f)["parameters"]}
+        with open(os.path.join(reference, "sim_beta.json")) as f:
+            cfg = json.load(f)
+        cfg["data"]["csv"] = os.path.join(reference, cfg["data"]["csv"])
+        p = run(["fit", self.write_config(cfg), "--quiet"], timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        summary = json.loads(p.stdout)
+        self.assertEqual((summary["method"], summary["algorithm"]), ("exact", "fullrank"))
+        self.assertTrue(summary["converged"], summary["convergence"])
+        self.assertEqual(sorted(q["name"] for q in summary["parameters"]), sorted(nuts))
+        for q in summary["parameters"]:
+            ref = nuts[q["name"]]
+            with self.subTest(parameter=q["name"]):
+                self.assertLessEqual(abs(q["mean"] - ref["mean"]), 0.1 * ref["sd"], (q, ref))
+                self.assertLessEqual(abs(q["sd"] / ref["sd"] - 1), 0.10, (q, ref))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ skewed, x4 binary), from a fixed seed:
 
     data/sim_lognormal.csv  log y ~ N(0.8 + x . (0.6, -0.4, 0.3, 0.5), 0.7)
     data/sim_gamma.csv      y ~ Gamma(shape 1.8, mean exp(0.3 + x . (0.6, -0.4, 0.3, 0.5)))
+    data/sim_beta.csv       y ~ Beta(mean expit(-0.2 + x . (0.6, -0.4, 0.3, 0.5)), precision 7)
+                            (beta_logit's; written last, so the others keep their numbers)
 
 responses rounded to 6 significant digits. Regenerate with /usr/bin/python3 tests/reference/make_positive_sim.py.
 """
@@ -40,6 +42,9 @@ def main():
     write("sim_lognormal.csv", X, np.exp(0.8 + X @ BETA + 0.7 * rng.standard_normal(N)))
     X = features(rng)
     write("sim_gamma.csv", X, rng.gamma(1.8, np.exp(0.3 + X @ BETA) / 1.8))
+    X = features(rng)
+    m = 1.0 / (1.0 + np.exp(-(-0.2 + X @ BETA)))
+    write("sim_beta.csv", X, np.clip(rng.beta(7.0 * m, 7.0 * (1 - m)), 1e-6, 1 - 1e-6))
 
 
 if __name__ == "__main__":
