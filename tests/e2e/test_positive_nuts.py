@@ -9,7 +9,8 @@ normal(0, 5), beta ~ normal(0, 2.5) and sigma ~ exponential(1) or brms's shape ~
 0.01). The references are rstan's NUTS with Stan's lognormal and gamma(shape, shape / mu),
 4 chains x (2000 + 5000) draws (tests/reference/fixtures/sim_*.nuts.json, made by
 tests/reference/nuts_reference.py; worst R-hat 1.0003, smallest bulk ESS 14,029). The default fit
-(exact, fullrank) is compared. No varying-intercept NUTS reference yet for these two."""
+(exact, fullrank) is compared. Their varying-intercept references are tests/reference/multilevel/
+problems f and g (tests/e2e/test_multilevel_nuts.py)."""
 import json
 import os
 import unittest
