@@ -183,10 +183,15 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
       // How each prior term's expectation is taken, and what an iteration costs.
       const models::ExpectedPrior prior(p.model, static_cast<std::uint64_t>(inf.seed));
       os << "expectation likelihood: "
-         << (config.model.likelihood == "poisson_log" || config.model.likelihood == "normal"
+         << (config.model.likelihood == "poisson_log" || config.model.likelihood == "normal" ||
+                     config.model.likelihood == "lognormal"
                  ? "closed form"
                  : config.model.likelihood == "negative_binomial_log"
                        ? "Gauss-Hermite quadrature per row over (eta, log phi)"
+                   : config.model.likelihood == "beta_logit"
+                       ? "a 2-D Gauss-Hermite rule per row over (eta, log phi)"
+                   : config.model.likelihood == "gamma_log"
+                       ? "closed form in eta, one Gauss-Hermite rule in log shape"
                        : "Gauss-Hermite quadrature per row")
          << "; priors:";
       for (const auto& [name, how] : prior.methods()) os << " " << name << " " << how << ";";

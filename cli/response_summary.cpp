@@ -69,6 +69,15 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
     const double ss = sum_over_ranks<1>({(d.y.array() - mean).square().sum()}, comm)[0];
     os << "mean " << mean << ", sd " << std::sqrt(ss / std::max(n - 1.0, 1.0)) << ", range " << lo << " to "
        << hi << "\n";
+    if (kind == models::ResponseKind::positive) {
+      // On the log scale as well: lognormal's eta is the mean of log y, and sd(log y) is where
+      // its sigma starts (gamma_log: a shape alpha gives sd(log y) near 1 / sqrt(alpha)).
+      const auto l = sum_over_ranks<1>({d.y.array().log().sum()}, comm);
+      const double lmean = l[0] / n;
+      const double lss = sum_over_ranks<1>({(d.y.array().log() - lmean).square().sum()}, comm)[0];
+      os << "log y       mean " << lmean << ", sd " << std::sqrt(lss / std::max(n - 1.0, 1.0))
+         << " (geometric mean " << std::exp(lmean) << ")\n";
+    }
   }
   if (offset) {
     const auto [olo, ohi] = range_over_ranks(d.offset, comm);

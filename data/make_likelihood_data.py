@@ -6,7 +6,10 @@
 Each has 200 rows, features x1, x2, x3 ~ N(0, 1) rounded to 4 decimals, and a response drawn
 from its likelihood at eta = 0.5 + x . (1.0, -0.5, 0.25) (binomial: trials 1..20; poisson:
 exposure in [0.5, 2], rate exposure * exp(eta); normal: sigma = 0.8; negative_binomial_log:
-exposure in [0.5, 2], mean exposure * exp(eta), shape phi = 2.5, so Var y = mu + mu^2 / 2.5).
+exposure in [0.5, 2], mean exposure * exp(eta), shape phi = 2.5, so Var y = mu + mu^2 / 2.5;
+lognormal: log y ~ N(eta, 0.6); gamma_log: mean exp(eta), shape 2, so Var y = mu^2 / 2; both
+rounded to 4 decimals and at least 1e-4; beta_logit: mean expit(eta), precision phi = 5, rounded
+to 4 decimals and kept in [1e-4, 1 - 1e-4]).
 """
 import os
 
@@ -30,8 +33,9 @@ def write(name, columns, integers):
 
 def main():
     rng = np.random.default_rng(20261202)
+    # New likelihoods go last: the earlier files keep their random numbers.
     for name in ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
-                 "negative_binomial_log"):
+                 "negative_binomial_log", "lognormal", "gamma_log", "beta_logit"):
         x = np.round(rng.standard_normal((ROWS, 3)), 4)
         eta = ALPHA + x @ BETA
         cols = {"x1": x[:, 0], "x2": x[:, 1], "x3": x[:, 2]}
@@ -49,9 +53,16 @@ def main():
             cols["exposure"] = np.round(rng.uniform(0.5, 2.0, ROWS), 3)
             mu, phi = cols["exposure"] * np.exp(eta), 2.5
             cols["y"] = rng.negative_binomial(phi, phi / (phi + mu))
+        elif name == "lognormal":
+            cols["y"] = np.maximum(np.round(np.exp(eta + 0.6 * rng.standard_normal(ROWS)), 4), 1e-4)
+        elif name == "gamma_log":
+            cols["y"] = np.maximum(np.round(rng.gamma(2.0, np.exp(eta) / 2.0), 4), 1e-4)
+        elif name == "beta_logit":
+            mu = special.expit(eta)
+            cols["y"] = np.clip(np.round(rng.beta(5.0 * mu, 5.0 * (1 - mu)), 4), 1e-4, 1 - 1e-4)
         else:
             cols["y"] = np.round(eta + 0.8 * rng.standard_normal(ROWS), 4)
-        write("lik_%s.csv" % name, cols, () if name == "normal" else ("y", "trials"))
+        write("lik_%s.csv" % name, cols, () if name in ("normal", "lognormal", "gamma_log", "beta_logit") else ("y", "trials"))
 
 
 if __name__ == "__main__":

@@ -93,7 +93,7 @@ Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) 
         const double trials = rows.trials ? (*rows.trials)[row] : 0.0;
         double sum = 0, sum2 = 0, var_sum = 0;
         for (Eigen::Index s = 0; s < S; ++s) {
-          const double e = eta(s, i) + off, v = family.mean(e, trials);
+          const double e = eta(s, i) + off, v = family.mean(e, trials, sigma[s]);
           mu[static_cast<size_t>(s)] = v;
           sum += v;
           sum2 += v * v;

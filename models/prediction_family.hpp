@@ -4,8 +4,11 @@
 // Var[y | theta], and the log density log p(y | theta) with every constant (as in
 // log_joint; the independent reference is scipy.stats, see tests/e2e/test_predict_families.py).
 #include <cmath>
+#include <limits>
 #include <string>
 
+#include "inference/ad/ops/beta_logit_kernel.hpp"
+#include "inference/ad/ops/gamma_log_kernel.hpp"
 #include "inference/ad/ops/neg_binomial_2_log_kernel.hpp"
 #include "inference/math/log_factorial.hpp"
 #include "inference/math/log_ndtr.hpp"
@@ -14,13 +17,24 @@ namespace bvi::models {
 
 class PredictFamily {
  public:
-  enum class Kind { bernoulli_logit, bernoulli_probit, binomial_logit, poisson_log, normal, negative_binomial_log };
+  enum class Kind {
+    bernoulli_logit,
+    bernoulli_probit,
+    binomial_logit,
+    poisson_log,
+    normal,
+    negative_binomial_log,
+    lognormal,
+    gamma_log,
+    beta_logit
+  };
 
   // For a likelihood predict supports; `ok` false otherwise.
   static PredictFamily named(const std::string& likelihood, bool* ok) {
     const char* names[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit",
-                           "poisson_log",     "normal",           "negative_binomial_log"};
-    for (int k = 0; k < 6; ++k)
+                           "poisson_log",     "normal",           "negative_binomial_log",
+                           "lognormal",       "gamma_log",        "beta_logit"};
+    for (int k = 0; k < 9; ++k)
       if (likelihood == names[k]) {
         *ok = true;
         return PredictFamily(static_cast<Kind>(k));
@@ -31,14 +45,27 @@ class PredictFamily {
 
   Kind kind() const { return kind_; }
   bool binary() const { return kind_ == Kind::bernoulli_logit || kind_ == Kind::bernoulli_probit; }
-  // The draws' column of the likelihood's own parameter (normal's sigma, the negative binomial's
-  // phi), "" when it has none; log_density and variance take its value as `scale`.
+  // The draws' column of the likelihood's own parameter (normal's and lognormal's sigma, the
+  // negative binomial's phi), "" when it has none; mean, variance and log_density take its value
+  // as `sigma`.
   const char* scale_name() const {
-    return kind_ == Kind::normal ? "sigma" : kind_ == Kind::negative_binomial_log ? "phi" : "";
+    switch (kind_) {
+      case Kind::normal:
+      case Kind::lognormal:
+        return "sigma";
+      case Kind::negative_binomial_log:
+      case Kind::beta_logit:
+        return "phi";
+      case Kind::gamma_log:
+        return "shape";
+      default:
+        return "";
+    }
   }
 
-  // E[y | eta] (binomial: n p, the expected successes of the row's n trials).
-  double mean(double eta, double trials) const {
+  // E[y | eta, sigma] (sigma: the likelihood's own parameter, scale_name(); binomial: n p, the expected
+  // successes of the row's n trials; lognormal: exp(eta + sigma^2 / 2), the others do not read sigma).
+  double mean(double eta, double trials, double sigma) const {
     switch (kind_) {
       case Kind::bernoulli_logit:
         return sigmoid(eta);
@@ -48,14 +75,19 @@ class PredictFamily {
         return trials * sigmoid(eta);
       case Kind::poisson_log:
       case Kind::negative_binomial_log:
+      case Kind::gamma_log:
         return std::exp(eta);
       case Kind::normal:
         return eta;
+      case Kind::lognormal:
+        return std::exp(eta + 0.5 * sigma * sigma);
+      case Kind::beta_logit:
+        return sigmoid(eta);
     }
     return 0;
   }
 
-  // Var[y | eta, sigma] (negative_binomial_log: sigma is phi, Var = mu + mu^2 / phi).
+  // Var[y | eta, sigma] (negative_binomial_log: sigma is phi, Var = mu + mu^2 / phi; gamma_log: the shape).
   double variance(double eta, double trials, double sigma) const {
     switch (kind_) {
       case Kind::bernoulli_logit:
@@ -72,11 +104,17 @@ class PredictFamily {
         const double mu = std::exp(eta);
         return mu + mu * (mu / sigma);
       }
+      case Kind::lognormal:  // (e^{sigma^2} - 1) e^{2 eta + sigma^2}
+        return std::expm1(sigma * sigma) * std::exp(2.0 * eta + sigma * sigma);
+      case Kind::gamma_log:  // mu^2 / shape
+        return std::exp(2.0 * eta) / sigma;
+      case Kind::beta_logit:  // mu (1 - mu) / (1 + phi)
+        return sigmoid(eta) * sigmoid(-eta) / (1.0 + sigma);
     }
     return 0;
   }
 
-  // log p(y | eta, sigma), every constant included (negative_binomial_log: sigma is phi).
+  // log p(y | eta, sigma), every constant included (sigma as in mean()).
   double log_density(double y, double eta, double trials, double sigma) const {
     switch (kind_) {
       case Kind::bernoulli_logit:
@@ -97,6 +135,15 @@ class PredictFamily {
       }
       case Kind::negative_binomial_log:
         return ad::detail::neg_binomial_2_log(y, eta, sigma, -math::log_factorial(y), nullptr);
+      case Kind::lognormal: {  // scipy.stats.lognorm(s = sigma, scale = exp(eta)).logpdf(y)
+        if (!(y > 0.0)) return -INFINITY;
+        const double ly = std::log(y), z = (ly - eta) / sigma;
+        return -0.5 * z * z - std::log(sigma) - math::kLogSqrt2Pi - ly;
+      }
+      case Kind::gamma_log:
+        return ad::detail::gamma_log(y, eta, sigma, std::numeric_limits<double>::quiet_NaN(), nullptr);
+      case Kind::beta_logit:
+        return ad::detail::beta_logit(y, eta, sigma, ad::detail::beta_logit_terms(y), nullptr);
     }
     return 0;
   }

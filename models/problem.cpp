@@ -54,8 +54,11 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
   DataScales scales;
   scales.x_mean = xs.mean;
   scales.x_sd = xs.sd;
-  if (config.model.likelihood == "normal") {
-    const data::RowMatrix<double> y = d.y;
+  if (config.model.likelihood == "normal" || config.model.likelihood == "lognormal") {
+    // lognormal is normal on log y: its scales are log y's (the reader has checked y > 0).
+    const bool on_log = config.model.likelihood == "lognormal";
+    const data::RowMatrix<double> y = on_log ? data::RowMatrix<double>(d.y.array().log().matrix())
+                                             : data::RowMatrix<double>(d.y);
     const data::FeatureStats ys = chunked_column_stats(y, d.total_rows, chunks, reducer);
     scales.y_mean = ys.mean[0];
     scales.y_sd = ys.sd[0];

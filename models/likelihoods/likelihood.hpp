@@ -61,8 +61,9 @@ struct RowExpectations {
   double d_u_mean = 0.0, d_u_var = 0.0;
 };
 
-// What the response is, for reports (`check`): 0/1, counts, or real numbers.
-enum class ResponseKind { binary, count, real };
+// What the response is, for reports (`check`): 0/1, counts, real numbers, or positive ones
+// (lognormal, gamma_log: reported on the log scale too).
+enum class ResponseKind { binary, count, real, positive };
 
 class Likelihood {
  public:

@@ -3,7 +3,10 @@
 
 #include "models/likelihoods/bernoulli_logit.hpp"
 #include "models/likelihoods/bernoulli_probit.hpp"
+#include "models/likelihoods/beta_logit.hpp"
 #include "models/likelihoods/binomial_logit.hpp"
+#include "models/likelihoods/gamma_log.hpp"
+#include "models/likelihoods/lognormal.hpp"
 #include "models/likelihoods/negative_binomial_log.hpp"
 #include "models/likelihoods/normal.hpp"
 #include "models/likelihoods/poisson_log.hpp"
@@ -23,7 +26,8 @@ std::unique_ptr<Likelihood> construct(const ParameterLayout& layout, bool fused)
   return std::make_unique<L>(layout, fused);
 }
 
-// A likelihood's own positive scalar (normal's scale sigma, the negative binomial's shape phi),
+// A likelihood's own positive scalar (normal's and lognormal's scale sigma, the negative
+// binomial's shape phi, gamma_log's shape),
 // with a prior at /model/priors/NAME.
 spec::ParameterConfig positive_parameter(const std::string& name) {
   spec::ParameterConfig p;
@@ -42,6 +46,9 @@ const std::vector<Entry>& registry() {
       {"poisson_log", {{}, false, true}, construct<PoissonLog>},
       {"normal", {{positive_parameter("sigma")}, false, false}, construct<NormalLikelihood>},
       {"negative_binomial_log", {{positive_parameter("phi")}, false, true}, construct<NegativeBinomialLog>},
+      {"lognormal", {{positive_parameter("sigma")}, false, false}, construct<Lognormal>},
+      {"gamma_log", {{positive_parameter("shape")}, false, false}, construct<GammaLog>},
+      {"beta_logit", {{positive_parameter("phi")}, false, false}, construct<BetaLogit>},
   };
   return all;
 }

@@ -141,7 +141,8 @@ const Section& model_section() {
            nullptr,
            true,
            {},
-           {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log"},
+           {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log",
+            "lognormal", "gamma_log", "beta_logit"},
            "The observation model, with linear predictor eta = alpha + x . beta. bernoulli_logit: logistic "
            "regression, y in {0, 1}, P(y = 1) = sigmoid(eta). bernoulli_probit: probit regression, y in {0, "
            "1}, "
@@ -153,7 +154,15 @@ const Section& model_section() {
            "y ~ Normal(eta, sigma), any real y, with a positive parameter `sigma` that needs a prior in "
            "`/model/priors/sigma`. negative_binomial_log: overdispersed counts y in {0, 1, ...}, NB2 with "
            "mean mu = exp(eta + offset) and variance mu + mu^2 / phi, offset and exposure as poisson_log, "
-           "with a positive shape parameter `phi` (prior at `/model/priors/phi`, default gamma(0.01, 0.01))."},
+           "with a positive shape parameter `phi` (prior at `/model/priors/phi`, default gamma(0.01, 0.01)). "
+           "lognormal: positive y > 0 with log y ~ Normal(eta, sigma), density scipy.stats.lognorm(s = sigma, "
+           "scale = exp(eta)) (the Jacobian -log y included), with a positive scale `sigma` (prior at "
+           "`/model/priors/sigma`, default exponential(1 / sd(log y))). gamma_log: positive y > 0, "
+           "Gamma with mean mu = exp(eta) and variance mu^2 / shape, density scipy.stats.gamma(a = shape, "
+           "scale = mu / shape), with a positive parameter `shape` (prior at `/model/priors/shape`, default "
+           "brms's gamma(0.01, 0.01)). beta_logit: proportions 0 < y < 1, Beta with mean mu = expit(eta) and "
+           "variance mu (1 - mu) / (1 + phi), density scipy.stats.beta(mu phi, (1 - mu) phi), with a positive "
+           "precision `phi` (prior at `/model/priors/phi`, default brms's gamma(0.01, 0.01))."},
           {"formula",
            Kind::string,
            nullptr,

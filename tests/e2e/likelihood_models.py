@@ -7,17 +7,18 @@ import numpy as np
 from scipy import special, stats
 
 FAMILIES = ["bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
-            "negative_binomial_log"]
+            "negative_binomial_log", "lognormal", "gamma_log", "beta_logit"]
 BETA_SCALE, ALPHA_SCALE, SIGMA_SCALE = 2.5, 5.0, 3.0
-PHI_SHAPE, PHI_RATE = 0.01, 0.01  # brms's default prior for the negative binomial's shape
+PHI_SHAPE, PHI_RATE = 0.01, 0.01  # brms's default prior for the negative binomial's and the gamma's shape
 # The likelihood's own positive parameter, and where a config's prior for it comes from.
-OWN = {"normal": "sigma", "negative_binomial_log": "phi"}
+OWN = {"normal": "sigma", "negative_binomial_log": "phi", "lognormal": "sigma", "gamma_log": "shape",
+       "beta_logit": "phi"}
 
 
 def simulate(family, rows, alpha, beta, seed, sigma=0.8):
     """Columns (dict name -> array) drawn from `family` at eta = alpha + x . beta (+ offset and
     log exposure for poisson_log and negative_binomial_log, both present; `sigma` is the negative
-    binomial's phi)."""
+    binomial's phi, gamma_log's shape and beta_logit's precision phi)."""
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((rows, len(beta)))
     cols = {"x%d" % (j + 1): x[:, j] for j in range(len(beta))}
@@ -38,6 +39,13 @@ def simulate(family, rows, alpha, beta, seed, sigma=0.8):
         cols["exposure"] = rng.uniform(0.5, 3.0, rows)
         mu, phi = cols["exposure"] * np.exp(eta + cols["offset"]), sigma
         cols["y"] = rng.negative_binomial(phi, phi / (phi + mu)).astype(float)
+    elif family == "lognormal":
+        cols["y"] = np.exp(eta + sigma * rng.standard_normal(rows))
+    elif family == "gamma_log":
+        cols["y"] = rng.gamma(sigma, np.exp(eta) / sigma)
+    elif family == "beta_logit":  # kept inside (0, 1) as doubles: a small phi puts mass at the edges
+        mu = special.expit(eta)
+        cols["y"] = np.clip(rng.beta(mu * sigma, (1 - mu) * sigma), 1e-10, 1 - 1e-10)
     else:
         cols["y"] = eta + sigma * rng.standard_normal(rows)
     return cols
@@ -60,9 +68,13 @@ def config(family, csv_path, features, intercept=True, inference=None, **data_ex
     priors = {"beta": {"normal": {"loc": 0, "scale": BETA_SCALE}}}
     if intercept:
         priors["alpha"] = {"normal": {"loc": 0, "scale": ALPHA_SCALE}}
-    if family == "normal":
+    if family in ("normal", "lognormal"):
         priors["sigma"] = {"half_normal": {"scale": SIGMA_SCALE}}
     if family == "negative_binomial_log":
+        priors["phi"] = {"gamma": {"shape": PHI_SHAPE, "rate": PHI_RATE}}
+    if family == "gamma_log":
+        priors["shape"] = {"gamma": {"shape": PHI_SHAPE, "rate": PHI_RATE}}
+    if family == "beta_logit":
         priors["phi"] = {"gamma": {"shape": PHI_SHAPE, "rate": PHI_RATE}}
     cfg = {"data": data, "model": {"likelihood": family, "intercept": intercept, "priors": priors}}
     if inference is not None:
@@ -96,14 +108,40 @@ def log_joint(family, cols, features, alpha, beta, sigma=None):
         phi, mu = sigma, np.exp(eta)
         lp = stats.nbinom.logpmf(y, phi, phi / (phi + mu))
         g = phi * (y - mu) / (phi + mu)
+    elif family == "lognormal":
+        lp = stats.lognorm.logpdf(y, s=sigma, scale=np.exp(eta))
+        g = (np.log(y) - eta) / sigma**2
+    elif family == "gamma_log":
+        a, mu = sigma, np.exp(eta)
+        lp = stats.gamma.logpdf(y, a, scale=mu / a)
+        g = a * (y / mu - 1)
+    elif family == "beta_logit":
+        phi, mu = sigma, special.expit(eta)
+        a, b = mu * phi, (1 - mu) * phi
+        lp = stats.beta.logpdf(y, a, b)
+        g = phi * mu * (1 - mu) * (special.digamma(b) - special.digamma(a) + np.log(y) - np.log1p(-y))
     else:
         lp = stats.norm.logpdf(y, eta, sigma)
         g = (y - eta) / sigma**2
     total = lp.sum() + stats.norm.logpdf(beta, 0, BETA_SCALE).sum() + stats.norm.logpdf(alpha, 0, ALPHA_SCALE)
     grad = [g.sum() - alpha / ALPHA_SCALE**2] + list(x.T @ g - beta / BETA_SCALE**2)
-    if family == "normal":
+    if family in ("normal", "lognormal"):
+        r = y - eta if family == "normal" else np.log(y) - eta
         total += stats.halfnorm.logpdf(sigma, 0, SIGMA_SCALE)
-        grad.append(np.sum((y - eta) ** 2 / sigma**3 - 1 / sigma) - sigma / SIGMA_SCALE**2)
+        grad.append(np.sum(r**2 / sigma**3 - 1 / sigma) - sigma / SIGMA_SCALE**2)
+    if family == "gamma_log":
+        a, mu = sigma, np.exp(eta)
+        total += stats.gamma.logpdf(a, PHI_SHAPE, scale=1 / PHI_RATE)
+        # d/da log Gamma(y | a, a / mu) = log a + 1 - psi(a) + log(y / mu) - y / mu
+        da = np.log(a) + 1 - special.digamma(a) + np.log(y / mu) - y / mu
+        grad.append(da.sum() + (PHI_SHAPE - 1) / a - PHI_RATE)
+    if family == "beta_logit":
+        phi, mu = sigma, special.expit(eta)
+        a, b = mu * phi, (1 - mu) * phi
+        total += stats.gamma.logpdf(phi, PHI_SHAPE, scale=1 / PHI_RATE)
+        dphi = (special.digamma(phi) - mu * special.digamma(a) - (1 - mu) * special.digamma(b) + mu * np.log(y)
+                + (1 - mu) * np.log1p(-y))
+        grad.append(dphi.sum() + (PHI_SHAPE - 1) / phi - PHI_RATE)
     if family == "negative_binomial_log":
         phi, mu = sigma, np.exp(eta)
         total += stats.gamma.logpdf(phi, PHI_SHAPE, scale=1 / PHI_RATE)

@@ -12,8 +12,11 @@ import numpy as np
 from scipy import special, stats
 
 FAMILIES = ["bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
-            "negative_binomial_log"]
-PHI_SHAPE, PHI_RATE = 2.0, 0.5  # the negative binomial's phi ~ gamma(shape, rate)
+            "negative_binomial_log", "lognormal", "gamma_log", "beta_logit"]
+PHI_SHAPE, PHI_RATE = 2.0, 0.5  # the negative binomial's phi and gamma_log's shape ~ gamma(shape, rate)
+# The likelihood's own positive parameter.
+OWN = {"normal": "sigma", "negative_binomial_log": "phi", "lognormal": "sigma", "gamma_log": "shape",
+       "beta_logit": "phi"}
 COUNTIES = ["Albany", "Boston", "Cairo", "denver", "Erie", "Fargo"]  # byte order: A B C E F d
 
 
@@ -48,6 +51,13 @@ def simulate(family, rows, seed):
         cols["exposure"] = np.round(rng.uniform(0.5, 2.0, rows), 3)
         mu = cols["exposure"] * np.exp(eta + cols["offset"])
         cols["y"] = rng.negative_binomial(3.0, 3.0 / (3.0 + mu))
+    elif family == "lognormal":
+        cols["y"] = np.round(np.exp(eta + 0.7 * rng.standard_normal(rows)), 5)
+    elif family == "gamma_log":  # shape 3; rounded, but never to 0
+        cols["y"] = np.maximum(np.round(rng.gamma(3.0, np.exp(eta) / 3.0), 5), 1e-5)
+    elif family == "beta_logit":  # precision 6; rounded, but never to 0 or 1
+        mu = special.expit(eta)
+        cols["y"] = np.clip(np.round(rng.beta(6.0 * mu, 6.0 * (1 - mu)), 5), 1e-5, 1 - 1e-5)
     else:
         cols["y"] = np.round(eta + 0.7 * rng.standard_normal(rows), 4)
     return cols
@@ -108,6 +118,13 @@ def row_log_lik(family, y, eta, cols, sigma):
     if family == "negative_binomial_log":  # sigma is phi
         mu = np.exp(eta + cols["offset"] + np.log(cols["exposure"]))
         return stats.nbinom.logpmf(y, sigma, sigma / (sigma + mu))
+    if family == "lognormal":
+        return stats.lognorm.logpdf(y, s=sigma, scale=np.exp(eta))
+    if family == "gamma_log":  # sigma is the shape
+        return stats.gamma.logpdf(y, sigma, scale=np.exp(eta) / sigma)
+    if family == "beta_logit":  # sigma is phi
+        mu = special.expit(eta)
+        return stats.beta.logpdf(y, mu * sigma, (1 - mu) * sigma)
     return stats.norm.logpdf(y, eta, sigma)
 
 
@@ -143,10 +160,8 @@ class Reference:
 
     def names(self):
         out = (["alpha"] if self.intercept else []) + ["beta.%d" % (j + 1) for j in range(self.X.shape[1])]
-        if self.family == "normal":
-            out.append("sigma")
-        if self.family == "negative_binomial_log":
-            out.append("phi")
+        if self.family in OWN:
+            out.append(OWN[self.family])
         for g in self.groups:
             out += g.names()
         for g in self.groups:
@@ -161,10 +176,10 @@ class Reference:
             eta = eta + p["alpha"]
             lp += stats.norm.logpdf(p["alpha"], 0, self.alpha_scale)
         sigma = p.get("sigma")
-        if self.family == "normal":
+        if self.family in ("normal", "lognormal"):
             lp += stats.halfnorm.logpdf(sigma, 0, self.sigma_scale)
-        if self.family == "negative_binomial_log":
-            sigma = p["phi"]
+        if self.family in ("negative_binomial_log", "gamma_log", "beta_logit"):
+            sigma = p[OWN[self.family]]
             lp += stats.gamma.logpdf(sigma, PHI_SHAPE, scale=1 / PHI_RATE)
         for g in self.groups:
             sd = np.array([p["sd_%s.%d" % (g.ident, k + 1)] for k in range(g.K)])
@@ -196,10 +211,10 @@ class Reference:
 
     def random_point(self, rng):
         p = {n: 0.4 * rng.standard_normal() for n in self.names()}
-        if self.family == "normal":
+        if self.family in ("normal", "lognormal"):
             p["sigma"] = 0.6 + abs(0.3 * rng.standard_normal())
-        if self.family == "negative_binomial_log":
-            p["phi"] = 1.0 + abs(rng.standard_normal())
+        if self.family in ("negative_binomial_log", "gamma_log", "beta_logit"):
+            p[OWN[self.family]] = 1.0 + abs(rng.standard_normal())
         for g in self.groups:
             for k in range(g.K):
                 p["sd_%s.%d" % (g.ident, k + 1)] = 0.3 + abs(0.5 * rng.standard_normal())
@@ -220,10 +235,10 @@ def explicit_priors(ref, groups_by_ident):
     pr = {"beta": {"normal": {"loc": 0, "scale": ref.beta_scale}}}
     if ref.intercept:
         pr["alpha"] = {"normal": {"loc": 0, "scale": ref.alpha_scale}}
-    if ref.family == "normal":
+    if ref.family in ("normal", "lognormal"):
         pr["sigma"] = {"half_normal": {"scale": ref.sigma_scale}}
-    if ref.family == "negative_binomial_log":
-        pr["phi"] = {"gamma": {"shape": PHI_SHAPE, "rate": PHI_RATE}}
+    if ref.family in ("negative_binomial_log", "gamma_log", "beta_logit"):
+        pr[OWN[ref.family]] = {"gamma": {"shape": PHI_SHAPE, "rate": PHI_RATE}}
     for g in ref.groups:
         pr["sd_" + g.ident] = {"half_normal": {"scale": ref.sd_scale}}
         if g.correlated and g.K >= 2:

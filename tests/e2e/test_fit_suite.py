@@ -27,9 +27,13 @@ DATASETS = ["indep_n1000_d10", "equicorr_n1000_d10", "nearsep_n500_d5", "imbalan
             "normal_ar09_n2000_d20", "prior_student_t_n500_d10", "prior_laplace_n500_d20",
             "prior_hier_tau_n300_d20", "sigma_half_cauchy_n50_d5",
             # the negative binomial: its phi under brms's gamma(0.01, 0.01), a 2-D expectation per row
-            "negbin_n300_d3"]
+            "negbin_n300_d3",
+            # positive responses: lognormal's sigma, gamma_log's shape under brms's gamma(0.01, 0.01)
+            "lognormal_n300_d3", "gamma_n300_d3",
+            # proportions: beta_logit's precision under brms's gamma(0.01, 0.01), a 2-D rule per row
+            "beta_n300_d3"]
 # Issue 19's target for each new likelihood: the default fit within 1e-7 of the reference optimum.
-NEW_LIKELIHOODS = ["negbin_n300_d3"]
+NEW_LIKELIHOODS = ["negbin_n300_d3", "lognormal_n300_d3", "gamma_n300_d3", "beta_n300_d3"]
 NEW_BOUND = 1e-7
 FAMILIES = ["meanfield", "fullrank"]
 MEAN_BOUND, SD_BOUND = 1e-6, 1e-6  # exact

@@ -16,6 +16,9 @@ GOOD_ROWS = {
     "normal": ("x1,y", ["0.5,1.25", "-0.3,-7", "1.2,0", "0.1,1e5"]),
     "negative_binomial_log": ("x1,offset,exposure,y",
                               ["0.5,0.1,1.5,1", "-0.3,0,2,0", "1.2,-0.2,0.5,90", "0.1,0,1,3"]),
+    "lognormal": ("x1,y", ["0.5,1.25", "-0.3,7", "1.2,1e-6", "0.1,1e5"]),
+    "gamma_log": ("x1,y", ["0.5,1.25", "-0.3,7", "1.2,1e-6", "0.1,1e5"]),
+    "beta_logit": ("x1,y", ["0.5,0.25", "-0.3,0.7", "1.2,1e-6", "0.1,0.999999"]),
 }
 
 # (name, likelihood, line 4 replaced by, message phrase)
@@ -38,6 +41,16 @@ CASES = [
      "negative_binomial_log"),
     ("negbin_exposure_zero", "negative_binomial_log", "1.2,0,0,1", "exposure must be positive"),
     ("negbin_offset_inf", "negative_binomial_log", "1.2,inf,1,1", "'offset'"),
+    ("lognormal_response_zero", "lognormal", "1.2,0", "response must be positive (> 0) for lognormal, got 0"),
+    ("lognormal_response_negative", "lognormal", "1.2,-0.5", "response must be positive (> 0) for lognormal"),
+    ("lognormal_response_inf", "lognormal", "1.2,inf", "non-finite"),
+    ("gamma_response_zero", "gamma_log", "1.2,0", "response must be positive (> 0) for gamma_log, got 0"),
+    ("gamma_response_negative_zero", "gamma_log", "1.2,-0.0", "response must be positive (> 0) for gamma_log"),
+    ("gamma_response_negative", "gamma_log", "1.2,-3", "response must be positive (> 0) for gamma_log"),
+    ("beta_response_one", "beta_logit", "1.2,1.0", "response must be strictly between 0 and 1 for beta_logit, got 1"),
+    ("beta_response_zero", "beta_logit", "1.2,0.0", "response must be strictly between 0 and 1 for beta_logit, got 0"),
+    ("beta_response_above_one", "beta_logit", "1.2,1.5", "strictly between 0 and 1"),
+    ("beta_response_negative", "beta_logit", "1.2,-0.2", "strictly between 0 and 1"),
     ("normal_response_nan", "normal", "1.2,nan", "missing value 'nan'"),
     ("normal_response_inf", "normal", "1.2,-inf", "non-finite"),
 ]
@@ -125,6 +138,15 @@ class LikelihoodConfigErrors(ErrorTestCase):
         self.fails("poisson_log", "poisson_log",
                    lambda c: c["model"]["priors"].update(phi={"gamma": {"shape": 1, "rate": 1}}),
                    "/model/priors/phi", None)
+
+    def test_shape_prior_must_fit_a_positive_parameter(self):
+        # (Without one, gamma_log's shape gets brms's default gamma(0.01, 0.01).)
+        self.fails("gamma_log", "gamma_log",
+                   lambda c: c["model"]["priors"].update(shape={"normal": {"loc": 0, "scale": -1}}),
+                   "/model/priors/shape/normal/scale", "must be > 0")
+
+    def test_offset_for_lognormal(self):
+        self.fails("lognormal", "lognormal", lambda c: c["data"].update(offset="x1"), "/data/offset", None)
 
     def test_unknown_likelihood_lists_the_known_ones(self):
         self.fails("normal", "normal", lambda c: c["model"].update(likelihood="gamma"), "/model/likelihood",

@@ -63,6 +63,15 @@ class EvalMatchesScipy(BinaryTestCase):
     def test_negative_binomial_log_with_offset_and_exposure(self):
         self.eval_family("negative_binomial_log")
 
+    def test_lognormal(self):
+        self.eval_family("lognormal")
+
+    def test_gamma_log(self):
+        self.eval_family("gamma_log")
+
+    def test_beta_logit(self):
+        self.eval_family("beta_logit")
+
     def test_normal_standardize_leaves_the_response_alone(self):
         self.eval_family("normal", standardize=True)
 

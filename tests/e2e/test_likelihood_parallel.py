@@ -16,7 +16,7 @@ MPIRUN = shutil.which("mpirun")
 MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
 TIMING_KEYS = {"seconds", "threads", "ranks"}
-FAMILIES = ["binomial_logit", "poisson_log", "normal", "negative_binomial_log"]
+FAMILIES = ["binomial_logit", "poisson_log", "normal", "negative_binomial_log", "lognormal", "gamma_log", "beta_logit"]
 
 
 def numbers(text):

@@ -1,16 +1,18 @@
 """Multilevel models against long NUTS runs: the accuracy targets of the multilevel work.
 
-Five simulated problems (tests/reference/multilevel/, made by make_problems.py): a varying
+Seven simulated problems (tests/reference/multilevel/, made by make_problems.py): a varying
 intercept with the normal likelihood (10^4 rows, 40 groups), correlated varying slopes with the
 normal likelihood (10^4 rows), a logistic model with three crossed grouping factors (10^4 rows;
 50, 25 and 5 levels) and a logistic varying intercept with 3 to 10 rows per group (the regime
 where a Gaussian approximation in the centred parameterization is hardest), and a negative
-binomial varying intercept (3000 rows, 30 groups, phi 1.5 under brms's gamma(0.01, 0.01)). The
+binomial varying intercept (3000 rows, 30 groups, phi 1.5 under brms's gamma(0.01, 0.01)) and a
+gamma_log varying intercept (3000 rows, 30 groups, shape 2 under brms's gamma(0.01, 0.01)) and a
+lognormal one (3000 rows, 30 groups, sigma 0.8). The
 references are rstan's NUTS on hand-written non-centred Stan programs, 4 chains, R-hat <= 1.01
 (tests/reference/multilevel/fixtures/NAME.nuts.json, made by nuts_multilevel.py).
 
 Targets for the default fit (bayes-vi fit CONFIG, nothing else set): population-level effects
-(and sigma or phi) within 0.1 NUTS posterior sd of NUTS's mean; a group sd within 10 % of NUTS's
+(and sigma, phi or shape) within 0.1 NUTS posterior sd of NUTS's mean; a group sd within 10 % of NUTS's
 mean for a factor with 20 or more levels, within 0.3 NUTS sd for fewer; the group effects within
 0.2 NUTS sd on average. Fixtures not (yet) made are skipped."""
 import json
@@ -22,7 +24,7 @@ from bvi_test import SOURCE_DIR, BinaryTestCase, run
 
 HERE = os.path.join(SOURCE_DIR, "tests", "reference", "multilevel")
 PROBLEMS = ["a_varying_intercept", "b_correlated_slopes", "c_crossed_logistic", "d_weak_logistic",
-            "e_negbin_varying_intercept"]
+            "e_negbin_varying_intercept", "f_gamma_varying_intercept", "g_lognormal_varying_intercept"]
 
 
 def errors(summary, nuts):
@@ -34,7 +36,7 @@ def errors(summary, nuts):
             continue
         z = abs(q["mean"] - ref["mean"]) / ref["sd"]
         name = q["name"]
-        if name in ("alpha", "phi") or name.startswith(("beta.", "sigma")):
+        if name in ("alpha", "phi", "shape") or name.startswith(("beta.", "sigma")):
             pop[name] = z
         elif name.startswith("sd_"):
             sds[name] = (ref["levels"], abs(q["mean"] - ref["mean"]) / ref["mean"], z)
@@ -85,6 +87,12 @@ class MultilevelAgainstNuts(BinaryTestCase):
 
     def test_negative_binomial_varying_intercept(self):
         self.check_problem("e_negbin_varying_intercept")
+
+    def test_gamma_varying_intercept(self):
+        self.check_problem("f_gamma_varying_intercept")
+
+    def test_lognormal_varying_intercept(self):
+        self.check_problem("g_lognormal_varying_intercept")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """bayes-vi predict for the likelihoods beyond bernoulli_logit: per-row expected responses
 (P(y = 1), expected successes n p, expected counts with offset and exposure, normal means, negative binomial means with
-Var = mu + mu^2 / phi), their
+Var = mu + mu^2 / phi, lognormal means exp(eta + sigma^2 / 2), gamma means exp(eta) with Var = mu^2 / shape), their
 posterior sd and quantiles, the predictive sd (law of total variance, normal's with sigma), and the
 held-out metrics (log predictive density with scipy.stats densities; accuracy, Brier and AUC for
 the probit; RMSE and MAE otherwise), all recomputed with numpy from the fit's draws.csv on rows
@@ -69,6 +69,20 @@ class PredictFamilies(BinaryTestCase):
             phi = d["phi"][:, None]
             mu, var = rate, rate + rate**2 / phi
             logp = stats.nbinom.logpmf(y, phi, phi / (phi + rate))
+        elif family == "lognormal":
+            sigma = d["sigma"][:, None]
+            mu, var = np.exp(eta + sigma**2 / 2), np.expm1(sigma**2) * np.exp(2 * eta + sigma**2)
+            logp = stats.lognorm.logpdf(y, s=sigma, scale=np.exp(eta))
+        elif family == "gamma_log":
+            a = d["shape"][:, None]
+            mu = np.exp(eta)
+            var = mu**2 / a
+            logp = stats.gamma.logpdf(y, a, scale=mu / a)
+        elif family == "beta_logit":
+            phi = d["phi"][:, None]
+            mu = special.expit(eta)
+            var = mu * (1 - mu) / (1 + phi)
+            logp = stats.beta.logpdf(y, mu * phi, (1 - mu) * phi)
         else:
             sigma = d["sigma"][:, None]
             mu, var = eta, np.broadcast_to(sigma**2, eta.shape)
@@ -131,6 +145,24 @@ class PredictFamilies(BinaryTestCase):
         self.write("frac.csv", "x1,x2,x3,offset,exposure,y\n0.1,0.2,0.3,0,1,2\n0.1,0.2,0.3,0,1,2.5\n")
         self.assert_error(run(["predict", cfg, "--fit", self.path("fit"), "--data", self.path("frac.csv")]), 65,
                           where=self.path("frac.csv") + ":3", contains="non-negative integer")
+
+    def test_lognormal(self):
+        cfg = self.check_family("lognormal")
+        self.write("zero.csv", "x1,x2,x3,y\n0.1,0.2,0.3,2\n0.1,0.2,0.3,0\n")
+        self.assert_error(run(["predict", cfg, "--fit", self.path("fit"), "--data", self.path("zero.csv")]), 65,
+                          where=self.path("zero.csv") + ":3", contains="positive")
+
+    def test_gamma_log(self):
+        cfg = self.check_family("gamma_log")
+        self.write("neg.csv", "x1,x2,x3,y\n0.1,0.2,0.3,2\n0.1,0.2,0.3,-1\n")
+        self.assert_error(run(["predict", cfg, "--fit", self.path("fit"), "--data", self.path("neg.csv")]), 65,
+                          where=self.path("neg.csv") + ":3", contains="positive")
+
+    def test_beta_logit(self):
+        cfg = self.check_family("beta_logit")
+        self.write("one.csv", "x1,x2,x3,y\n0.1,0.2,0.3,0.5\n0.1,0.2,0.3,1\n")
+        self.assert_error(run(["predict", cfg, "--fit", self.path("fit"), "--data", self.path("one.csv")]), 65,
+                          where=self.path("one.csv") + ":3", contains="strictly between 0 and 1")
 
 
 if __name__ == "__main__":

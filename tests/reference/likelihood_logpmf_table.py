@@ -14,6 +14,11 @@ Two tables:
       normal            scipy.stats.norm(eta, sigma).logpdf(y)
       negative_binomial_log  scipy.stats.nbinom(phi, phi / (phi + exp(eta))).logpmf(y), phi in the
                         sigma column
+      lognormal         scipy.stats.lognorm(s=sigma, scale=exp(eta)).logpdf(y)
+      gamma_log         scipy.stats.gamma(a=alpha, scale=exp(eta) / alpha).logpdf(y), the shape
+                        alpha in the sigma column
+      beta_logit        scipy.stats.beta(mu phi, (1 - mu) phi).logpdf(y), mu = expit(eta), phi in
+                        the sigma column
   at moderate eta, where computing p (or the rate) first loses no digits that matter (bernoulli
   with y = 0 and eta > 3 would: log1p(-p) with p near 1).
 * kLogNdtrTable: {x, log Phi(x), phi(x)/Phi(x)} from scipy.special.log_ndtr and
@@ -24,7 +29,7 @@ import numpy as np
 from scipy import special, stats
 
 FAMILIES = ["bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
-            "negative_binomial_log"]
+            "negative_binomial_log", "lognormal", "gamma_log", "beta_logit"]
 
 
 def logpmf(family, y, trials, eta, sigma):
@@ -38,6 +43,13 @@ def logpmf(family, y, trials, eta, sigma):
         return stats.poisson(np.exp(eta)).logpmf(y)
     if family == "negative_binomial_log":
         return stats.nbinom(sigma, sigma / (sigma + np.exp(eta))).logpmf(y)
+    if family == "lognormal":
+        return stats.lognorm(s=sigma, scale=np.exp(eta)).logpdf(y)
+    if family == "gamma_log":
+        return stats.gamma(a=sigma, scale=np.exp(eta) / sigma).logpdf(y)
+    if family == "beta_logit":
+        mu = special.expit(eta)
+        return stats.beta(mu * sigma, (1 - mu) * sigma).logpdf(y)
     return stats.norm(eta, sigma).logpdf(y)
 
 
@@ -59,6 +71,16 @@ def rows():
     for y, eta, phi in ((0, 0.0, 1.0), (0, 1.5, 0.3), (1, -0.5, 2.0), (4, 1.3, 0.8), (12, 2.2, 25.0),
                         (57, 4.1, 3.5), (3, -2.0, 0.05), (250, 5.0, 120.0), (1000, 6.9, 7.0)):
         out.append(("negative_binomial_log", y, 0, eta, phi))
+    # positive responses over many magnitudes; the Jacobian -log y is in lognormal's density
+    for y, eta, sigma in ((1.0, 0.0, 1.0), (0.37, -1.2, 0.4), (12.5, 2.3, 0.9), (1e-4, -9.0, 2.5),
+                          (3e5, 12.0, 0.05), (2.0, 0.5, 30.0)):
+        out.append(("lognormal", y, 0, eta, sigma))
+    for y, eta, alpha in ((1.0, 0.0, 1.0), (0.37, -1.2, 0.4), (12.5, 2.3, 5.0), (1e-4, -3.0, 0.02),
+                          (3e5, 12.0, 250.0), (2.0, 0.5, 1e-3), (0.8, 0.1, 2.5)):
+        out.append(("gamma_log", y, 0, eta, alpha))
+    for y, eta, phi in ((0.5, 0.0, 2.0), (0.13, -1.5, 8.0), (0.91, 2.2, 30.0), (1e-4, -6.0, 3.0),
+                        (0.9999, 7.0, 4.0), (0.3, 0.4, 0.2), (0.62, 0.5, 2000.0)):
+        out.append(("beta_logit", y, 0, eta, phi))
     return out
 
 

@@ -169,6 +169,15 @@ SUITE = [
     dict(name="negbin_ar09_n2000_d10", likelihood="negative_binomial_log", n=2000,
          blocks=[("ar1", 10, 0.9)], beta=("normal", 0.2), mean_count=6.0, phi=0.7, offset=True,
          exposure=True, raw=True, note="negative binomial (phi 0.7) with offset and exposure, AR(1) 0.9"),
+    dict(name="lognormal_n300_d3", likelihood="lognormal", n=300, blocks=[("indep", 3)],
+         beta=("fixed", [0.5, -0.3, 0.2]), alpha=1.0, sigma=0.6, raw=True,
+         note="lognormal (sigma 0.6), positive responses; sigma ~ half_normal(5)"),
+    dict(name="gamma_n300_d3", likelihood="gamma_log", n=300, blocks=[("indep", 3)],
+         beta=("fixed", [0.5, -0.3, 0.2]), alpha=1.0, shape=2.5, raw=True,
+         note="gamma with log link (shape 2.5); shape ~ gamma(0.01, 0.01), brms's default"),
+    dict(name="beta_n300_d3", likelihood="beta_logit", n=300, blocks=[("indep", 3)],
+         beta=("fixed", [0.5, -0.3, 0.2]), alpha=0.3, phi=6.0, raw=True,
+         note="beta regression (precision 6); phi ~ gamma(0.01, 0.01), brms's default"),
     # ---- other priors
     dict(name="prior_student_t_n500_d10", n=500, blocks=[("ar1", 10, 0.5)], beta=("normal", 1.0),
          balance=0.5, raw=True, priors={"beta": {"student_t": {"df": 3, "loc": 0, "scale": 2.5}}},
@@ -251,6 +260,22 @@ def generate(spec, seed):
         else:
             cols["y"] = (rng.negative_binomial(spec["phi"], spec["phi"] / (spec["phi"] + mu)), True)
             truth["phi"] = spec["phi"]
+    elif lik == "lognormal":
+        alpha = spec["alpha"]
+        y = np.exp(alpha + lin + spec["sigma"] * rng.standard_normal(n))
+        cols["y"] = (np.maximum(np.round(y, 5), 1e-5), False)
+        truth["sigma"] = spec["sigma"]
+    elif lik == "gamma_log":
+        alpha = spec["alpha"]
+        y = rng.gamma(spec["shape"], np.exp(alpha + lin) / spec["shape"])
+        cols["y"] = (np.maximum(np.round(y, 5), 1e-5), False)
+        truth["shape"] = spec["shape"]
+    elif lik == "beta_logit":
+        alpha = spec["alpha"]
+        m = special.expit(alpha + lin)
+        y = rng.beta(spec["phi"] * m, spec["phi"] * (1 - m))
+        cols["y"] = (np.clip(np.round(y, 6), 1e-6, 1 - 1e-6), False)
+        truth["phi"] = spec["phi"]
     else:
         alpha = spec["alpha"]
         cols["y"] = (np.round(alpha + lin + spec["sigma"] * rng.standard_normal(n), 4), False)
@@ -306,6 +331,12 @@ def priors_for(spec):
         priors["sigma"] = {"half_normal": {"scale": 5}}
     if spec["likelihood"] == "negative_binomial_log":
         priors["phi"] = {"gamma": {"shape": 0.01, "rate": 0.01}}  # brms's default
+    if spec["likelihood"] == "lognormal":
+        priors["sigma"] = {"half_normal": {"scale": 5}}
+    if spec["likelihood"] == "gamma_log":
+        priors["shape"] = {"gamma": {"shape": 0.01, "rate": 0.01}}  # brms's default
+    if spec["likelihood"] == "beta_logit":
+        priors["phi"] = {"gamma": {"shape": 0.01, "rate": 0.01}}  # brms's default
     priors.update(spec.get("priors", {}))
     return priors
 
@@ -333,6 +364,9 @@ def response_summary(spec, cols):
     if lik in ("poisson_log", "negative_binomial_log"):
         return {"mean_count": float(y.mean()), "max_count": int(y.max()),
                 "zeros": float(np.mean(y == 0))}
+    if lik in ("lognormal", "gamma_log", "beta_logit"):
+        return {"mean": float(y.mean()), "sd": float(y.std(ddof=1)), "min": float(y.min()),
+                "mean_log": float(np.log(y).mean())}
     return {"mean": float(y.mean()), "sd": float(y.std(ddof=1))}
 
 
@@ -347,8 +381,11 @@ def separable(X, y):
 
 
 def parameter_count(spec, d):
-    """alpha + beta + sigma (normal) or phi (negative binomial) + declared sizes (scalars here)."""
-    return 1 + d + (spec["likelihood"] in ("normal", "negative_binomial_log")) + len(spec.get("parameters", {}))
+    """alpha + beta + sigma (normal, lognormal), phi (negative binomial, beta) or shape (gamma) + declared
+    sizes (scalars here)."""
+    return 1 + d + (spec["likelihood"] in ("normal", "negative_binomial_log", "lognormal", "gamma_log",
+                                            "beta_logit")) + len(
+        spec.get("parameters", {}))
 
 
 def main(argv=None):

@@ -185,6 +185,14 @@ def stan_program(model, parameterization="noncentred"):
     elif lik == "negative_binomial_log":
         # Stan's NB2 (mean exp(eta), variance mu + mu^2 / phi) is bayes-vi's, phi its shape
         stmts.append("  y ~ neg_binomial_2_log(%s + offset, phi);" % eta)
+    elif lik == "lognormal":
+        stmts.append("  y ~ lognormal(%s, sigma);" % eta)
+    elif lik == "gamma_log":
+        # Stan's gamma(shape, rate); mean exp(eta) is rate shape / exp(eta)
+        stmts.append("  y ~ gamma(shape, shape * exp(-(%s)));" % eta)
+    elif lik == "beta_logit":
+        # Stan's beta_proportion(mu, kappa) is Beta(mu kappa, (1 - mu) kappa): bayes-vi's with kappa = phi
+        stmts.append("  y ~ beta_proportion(inv_logit(%s), phi);" % eta)
     else:
         stmts.append("  y ~ normal(%s, sigma);" % eta)
 

@@ -51,7 +51,7 @@ import compare_fit  # noqa: E402
 SEED_CSV = os.path.join(REPO, "data", "seed_logistic.csv")
 SEED_OPT = os.path.join(HERE, "fixtures", "seed_meanfield_optimum.csv")
 LIKELIHOODS = ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
-               "negative_binomial_log")
+               "negative_binomial_log", "lognormal", "gamma_log", "beta_logit")
 
 
 # --------------------------------------------------------------------------------------------
@@ -118,6 +118,16 @@ def likelihood_problem(folder, lik, rng, N=60, eta_scale=1.0):
         y = rng.negative_binomial(phi, phi / (phi + mu)).astype(float)
         extra, keys = {"off": off, "expo": expo}, {"offset": "off", "exposure": "expo"}
         priors["phi"] = {"gamma": {"shape": 0.01, "rate": 0.01}}
+    elif lik == "lognormal":
+        y = np.round(np.exp(0.5 * eta + 0.6 * rng.standard_normal(N)), 5)
+        priors["sigma"] = {"half_normal": {"scale": 2}}
+    elif lik == "gamma_log":
+        y = np.maximum(np.round(rng.gamma(2.0, np.exp(0.5 * eta) / 2.0), 5), 1e-5)
+        priors["shape"] = {"gamma": {"shape": 0.01, "rate": 0.01}}
+    elif lik == "beta_logit":
+        m = special.expit(0.5 * eta)
+        y = np.clip(np.round(rng.beta(6.0 * m, 6.0 * (1 - m)), 6), 1e-6, 1 - 1e-6)
+        priors["phi"] = {"gamma": {"shape": 0.01, "rate": 0.01}}
     else:
         y = np.round(eta + 0.7 * rng.standard_normal(N), 4)
         priors["sigma"] = {"half_normal": {"scale": 2}}
@@ -166,6 +176,14 @@ def scipy_loglik(lik, model, eta, u=None):
     if lik == "negative_binomial_log":
         phi, mu = np.exp(u)[:, None], np.exp(eta + d["offset"])
         return stats.nbinom.logpmf(y, phi, phi / (phi + mu)).sum(axis=1)
+    if lik == "lognormal":
+        return stats.lognorm.logpdf(y, s=np.exp(u)[:, None], scale=np.exp(eta)).sum(axis=1)
+    if lik == "gamma_log":
+        k = np.exp(u)[:, None]
+        return stats.gamma.logpdf(y, k, scale=np.exp(eta) / k).sum(axis=1)
+    if lik == "beta_logit":
+        phi, m = np.exp(u)[:, None], special.expit(eta)
+        return stats.beta.logpdf(y, m * phi, (1 - m) * phi).sum(axis=1)
     return stats.norm.logpdf(y, eta, np.exp(u)[:, None]).sum(axis=1)
 
 
@@ -517,6 +535,15 @@ class TestGradients(unittest.TestCase):
 
     def test_negative_binomial_with_phi(self):
         self.check(self.models["negative_binomial_log"], (-2.0, -0.8))
+
+    def test_lognormal_with_sigma(self):
+        self.check(self.models["lognormal"], (-2.0, -0.8))
+
+    def test_gamma_log_with_shape(self):
+        self.check(self.models["gamma_log"], (-2.0, -0.8))
+
+    def test_beta_logit_with_phi(self):
+        self.check(self.models["beta_logit"], (-2.0, -0.8))
 
     def test_every_prior_family_and_constraint(self):
         self.check(self.zoo, (-1.0, 0.0), spread=0.7, max_coords=100)
@@ -899,7 +926,10 @@ class TestNutsReference(unittest.TestCase):
         want = {"bernoulli_logit": "y ~ bernoulli_logit(", "bernoulli_probit": "normal_lcdf(sign .* (",
                 "binomial_logit": "y ~ binomial_logit(trials, ", "poisson_log": "+ offset);",
                 "normal": "y ~ normal(alpha + X * beta, sigma);",
-                "negative_binomial_log": "y ~ neg_binomial_2_log(alpha + X * beta + offset, phi);"}
+                "negative_binomial_log": "y ~ neg_binomial_2_log(alpha + X * beta + offset, phi);",
+                "lognormal": "y ~ lognormal(alpha + X * beta, sigma);",
+                "gamma_log": "y ~ gamma(shape, shape * exp(-(alpha + X * beta)));",
+                "beta_logit": "y ~ beta_proportion(inv_logit(alpha + X * beta), phi);"}
         with tempfile.TemporaryDirectory() as d:
             for lik in LIKELIHOODS:
                 prog, data = nr.stan_program(vo.load_model(likelihood_problem(d, lik, rng)))

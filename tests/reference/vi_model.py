@@ -29,9 +29,10 @@ import numpy as np
 from vi_priors import FAMILIES, POSITIVE_RANGE, ConfigError, Transform, start_value
 
 LIKELIHOODS = ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
-               "negative_binomial_log")
+               "negative_binomial_log", "lognormal", "gamma_log", "beta_logit")
 # The likelihoods with a positive parameter of their own, sampled as its log: its name.
-SCALE_PARAMETER = {"normal": "sigma", "negative_binomial_log": "phi"}
+SCALE_PARAMETER = {"normal": "sigma", "negative_binomial_log": "phi", "lognormal": "sigma", "gamma_log": "shape",
+                   "beta_logit": "phi"}
 
 
 class Block:
@@ -156,6 +157,12 @@ def _check_response(likelihood, y, trials, exposure, path):
             raise ConfigError("%s: response must be a non-negative integer" % path)
         if exposure is not None and not np.all(exposure > 0):
             raise ConfigError("%s: exposure must be positive" % path)
+    elif likelihood in ("lognormal", "gamma_log"):
+        if not np.all(y > 0):
+            raise ConfigError("%s: response must be positive for %s" % (path, likelihood))
+    elif likelihood == "beta_logit":
+        if not np.all((y > 0) & (y < 1)):
+            raise ConfigError("%s: response must be strictly between 0 and 1 for beta_logit" % path)
 
 
 def _hyper_array(value, n, where, field):

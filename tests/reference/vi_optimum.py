@@ -493,6 +493,23 @@ def start(fam):
         if "alpha" in names:
             m0[names.index("alpha")] = centre
         m0[M.sigma_index] = math.log(max(math.sqrt(np.mean((M.y - centre) ** 2)), 1e-8))
+    if M.likelihood == "lognormal":  # the normal's start on log y
+        ly = np.log(M.y)
+        centre = ly.mean() if "alpha" in names else 0.0
+        if "alpha" in names:
+            m0[names.index("alpha")] = centre
+        m0[M.sigma_index] = math.log(max(math.sqrt(np.mean((ly - centre) ** 2)), 1e-8))
+    if M.likelihood == "gamma_log":
+        # log of the pooled mean for the intercept, the shape by the moments (Var y = mu^2 / shape).
+        if "alpha" in names:
+            m0[names.index("alpha")] = math.log(M.y.mean())
+        m0[M.sigma_index] = math.log(min(max(M.y.mean() ** 2 / M.y.var(), 0.01), 100.0))
+    if M.likelihood == "beta_logit":
+        # the logit of the pooled mean, phi by the moments (Var y = mu (1 - mu) / (1 + phi)), clipped.
+        mean, var = M.y.mean(), M.y.var()
+        if "alpha" in names:
+            m0[names.index("alpha")] = math.log(mean / (1 - mean))
+        m0[M.sigma_index] = math.log(min(max(mean * (1 - mean) / var - 1, 0.1), 1000.0))
     if M.likelihood == "negative_binomial_log":
         # phi by the method of moments of the pooled counts (Var y = mu + mu^2 / phi), clipped.
         mean, var = M.y.mean(), M.y.var()

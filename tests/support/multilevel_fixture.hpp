@@ -80,6 +80,11 @@ models::Model multilevel_model(const MultilevelData<T>& data, const std::string&
   if (likelihood == "normal") c.priors["sigma"] = simple_prior("sigma", "half_normal", {{"scale", 2.0}});
   if (likelihood == "negative_binomial_log")
     c.priors["phi"] = simple_prior("phi", "gamma", {{"shape", 2.0}, {"rate", 0.5}});
+  if (likelihood == "lognormal") c.priors["sigma"] = simple_prior("sigma", "half_normal", {{"scale", 2.0}});
+  if (likelihood == "gamma_log")
+    c.priors["shape"] = simple_prior("shape", "gamma", {{"shape", 2.0}, {"rate", 0.5}});
+  if (likelihood == "beta_logit")
+    c.priors["phi"] = simple_prior("phi", "gamma", {{"shape", 2.0}, {"rate", 0.2}});
   c.priors["sd_a"] = simple_prior("sd_a", "half_normal", {{"scale", 1.5}});
   c.priors["sd_b"] = simple_prior("sd_b", "half_normal", {{"scale", 1.0}});
   c.priors["cor_a"] = simple_prior("cor_a", "lkj", {{"eta", 2.0}});

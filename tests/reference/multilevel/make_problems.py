@@ -34,6 +34,14 @@ e_negbin_varying_intercept
                       negative_binomial_log, y ~ x1 + x2 + (1 | g): 3000 rows, 30 groups "s01" ...
                       "s30" drawn uniformly. Truth: alpha 0.8, beta (0.4, -0.3), phi 1.5, sd_g 0.5;
                       phi ~ gamma(0.01, 0.01), brms's default.
+f_gamma_varying_intercept
+                      gamma_log, y ~ x1 + x2 + (1 | g): 3000 rows, 30 groups "s01" ... "s30" drawn
+                      uniformly. Truth: alpha 0.5, beta (0.4, -0.3), shape 2, sd_g 0.4; shape ~
+                      gamma(0.01, 0.01), brms's default. Responses to 6 significant digits.
+g_lognormal_varying_intercept
+                      lognormal, y ~ x1 + x2 + (1 | g): 3000 rows, 30 groups "s01" ... "s30".
+                      Truth: alpha 1.0, beta (0.4, -0.3), sigma 0.8, sd_g 0.4; sigma ~
+                      half_normal(2). Responses to 6 significant digits.
 """
 
 import argparse
@@ -302,12 +310,82 @@ def e_negbin_varying_intercept(rng):
     return ["y", "x1", "x2", "g"], rows, cfg, truth
 
 
+# ------------------------------------------------------------------------------------------
+# f. varying intercept, gamma likelihood with a log link
+# ------------------------------------------------------------------------------------------
+
+def f_gamma_varying_intercept(rng):
+    G, N = 30, 3000
+    labels = ["s%02d" % (k + 1) for k in range(G)]
+    u = rng.normal(0.0, 0.4, size=G)
+    g = rng.integers(0, G, size=N)
+    x1 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    x2 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    mu = np.exp(0.5 + 0.4 * x1 - 0.3 * x2 + u[g])
+    shape = 2.0
+    y = rng.gamma(shape, mu / shape)
+    rows = [["%.6g" % y[i], fmt(x1[i]), fmt(x2[i]), labels[g[i]]] for i in range(N)]
+    truth = {"alpha": 0.5, "beta": [0.4, -0.3], "shape": shape, "sd_g": [0.4],
+             "r_g": {labels[k]: float(u[k]) for k in range(G)}}
+    cfg = {
+        "data": {"csv": "data/f_gamma_varying_intercept.csv", "response": "y",
+                 "features": ["x1", "x2"], "standardize": False},
+        "model": {
+            "likelihood": "gamma_log",
+            "intercept": True,
+            "groups": [{"by": ["g"], "intercept": True, "terms": [], "correlated": True}],
+            "priors": {
+                "alpha": {"normal": {"loc": 0, "scale": 5}},
+                "beta": {"normal": {"loc": 0, "scale": 2.5}},
+                "shape": {"gamma": {"shape": 0.01, "rate": 0.01}},
+                "sd_g": {"half_normal": {"scale": 1}},
+            },
+        },
+    }
+    return ["y", "x1", "x2", "g"], rows, cfg, truth
+
+
+# ------------------------------------------------------------------------------------------
+# g. varying intercept, lognormal likelihood
+# ------------------------------------------------------------------------------------------
+
+def g_lognormal_varying_intercept(rng):
+    G, N = 30, 3000
+    labels = ["s%02d" % (k + 1) for k in range(G)]
+    u = rng.normal(0.0, 0.4, size=G)
+    g = rng.integers(0, G, size=N)
+    x1 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    x2 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    y = np.exp(1.0 + 0.4 * x1 - 0.3 * x2 + u[g] + 0.8 * rng.standard_normal(N))
+    rows = [["%.6g" % y[i], fmt(x1[i]), fmt(x2[i]), labels[g[i]]] for i in range(N)]
+    truth = {"alpha": 1.0, "beta": [0.4, -0.3], "sigma": 0.8, "sd_g": [0.4],
+             "r_g": {labels[k]: float(u[k]) for k in range(G)}}
+    cfg = {
+        "data": {"csv": "data/g_lognormal_varying_intercept.csv", "response": "y",
+                 "features": ["x1", "x2"], "standardize": False},
+        "model": {
+            "likelihood": "lognormal",
+            "intercept": True,
+            "groups": [{"by": ["g"], "intercept": True, "terms": [], "correlated": True}],
+            "priors": {
+                "alpha": {"normal": {"loc": 0, "scale": 5}},
+                "beta": {"normal": {"loc": 0, "scale": 2.5}},
+                "sigma": {"half_normal": {"scale": 2}},
+                "sd_g": {"half_normal": {"scale": 1}},
+            },
+        },
+    }
+    return ["y", "x1", "x2", "g"], rows, cfg, truth
+
+
 PROBLEMS = [  # name, generator, seed
     ("a_varying_intercept", a_varying_intercept, 1201),
     ("b_correlated_slopes", b_correlated_slopes, 1202),
     ("c_crossed_logistic", c_crossed_logistic, 1203),
     ("d_weak_logistic", d_weak_logistic, 1204),
     ("e_negbin_varying_intercept", e_negbin_varying_intercept, 1205),
+    ("f_gamma_varying_intercept", f_gamma_varying_intercept, 1206),
+    ("g_lognormal_varying_intercept", g_lognormal_varying_intercept, 1207),
 ]
 
 

@@ -16,7 +16,8 @@ trimmed, sorted by number when every level is a number (`01` and `1` one level) 
 group g of factor F is the g-th level in that order (1-based). The Stan program (hand-written,
 non-centred) fixes the prior families; their numbers come from the config, whose families are
 checked against the program's: alpha normal (uncentred: `"centered": true` is refused), beta
-normal, sigma half_normal, phi gamma (negative_binomial_log), sd_F half_normal, cor_F lkj.
+normal, sigma half_normal (normal, lognormal), phi gamma (negative_binomial_log), shape gamma (gamma_log), sd_F
+half_normal, cor_F lkj.
 Anything else in the config is refused.
 
 Rscript runs rstan's NUTS: `--chains` chains of `--warmup` + `--samples` iterations from `--seed`.
@@ -132,7 +133,7 @@ def load_problem(config_path):
     if not model_cfg.get("intercept", False):
         raise ConfigError("/model/intercept: the programs have an intercept")
     lik = model_cfg["likelihood"]
-    if lik not in ("normal", "bernoulli_logit", "negative_binomial_log"):
+    if lik not in ("normal", "bernoulli_logit", "negative_binomial_log", "gamma_log", "lognormal"):
         raise ConfigError("/model/likelihood: %s not supported here" % lik)
     csv_path = os.path.join(os.path.dirname(os.path.abspath(config_path)), data_cfg["csv"])
     with open(csv_path, newline="") as f:
@@ -151,6 +152,8 @@ def load_problem(config_path):
         raise ConfigError("response not 0/1")
     if lik == "negative_binomial_log" and not np.all((y >= 0) & (y == np.round(y))):
         raise ConfigError("response not a non-negative integer count")
+    if lik in ("gamma_log", "lognormal") and not np.all(y > 0):
+        raise ConfigError("response not positive")
     declared_cat = set(data_cfg.get("categorical", []))
     groups = model_cfg.get("groups", [])
     group_cols = {c for g in groups for c in g["by"]}
@@ -199,7 +202,7 @@ def load_problem(config_path):
     for d in range(D):
         params.append({"name": "beta.%d" % (d + 1), "stan": "beta[%d]" % (d + 1),
                        "label": xnames[d], "kind": "beta"})
-    if lik == "normal":
+    if lik in ("normal", "lognormal"):
         p = take("sigma")
         data["sigma_scale"] = float(hyper(p, "half_normal", "scale", 1, "/model/priors/sigma")[0])
         params.append({"name": "sigma", "stan": "sigma", "label": "sigma", "kind": "sigma"})
@@ -208,6 +211,11 @@ def load_problem(config_path):
         data["phi_shape"] = float(hyper(p, "gamma", "shape", 1, "/model/priors/phi")[0])
         data["phi_rate"] = float(hyper(p, "gamma", "rate", 1, "/model/priors/phi")[0])
         params.append({"name": "phi", "stan": "phi", "label": "phi", "kind": "sigma"})
+    if lik == "gamma_log":
+        p = take("shape")
+        data["shape_shape"] = float(hyper(p, "gamma", "shape", 1, "/model/priors/shape")[0])
+        data["shape_rate"] = float(hyper(p, "gamma", "rate", 1, "/model/priors/shape")[0])
+        params.append({"name": "shape", "stan": "shape", "label": "shape", "kind": "sigma"})
     factors = []
     r_params = []
     for gi, g in enumerate(groups):

@@ -1,5 +1,5 @@
 // The fused GLM primitives of the new likelihoods (bernoulli_probit, binomial_logit, poisson_log,
-// normal, negative binomial) through the generic op checker: values against scalar formulas written here (erfc,
+// normal, negative binomial, lognormal, gamma, beta) through the generic op checker: values against scalar formulas written here (erfc,
 // lgamma, exp: not the code under test), gradients against central differences, every subset of
 // (alpha, beta[, sigma or phi]) as variables; draw counts around the packet size, offsets, no features,
 // no rows, float data, and the numerical edges (probit at |eta| = 40, poisson's exp overflow,
@@ -21,7 +21,7 @@ using bvi::test::check_op;
 namespace {
 
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-enum class Family { probit, binomial, poisson, normal, negbin };
+enum class Family { probit, binomial, poisson, normal, negbin, lognormal, gamma, beta };
 
 struct Block {
   RowMatrix x;  // m x D
@@ -50,6 +50,13 @@ Block random_block(Family f, Eigen::Index m, Eigen::Index d, unsigned seed, bool
         break;
       case Family::normal:
         b.y[n] = 2.0 * normal(rng);
+        break;
+      case Family::lognormal:  // positive, over several magnitudes
+      case Family::gamma:
+        b.y[n] = std::exp(1.5 * normal(rng));
+        break;
+      case Family::beta:  // in (0, 1)
+        b.y[n] = 1.0 / (1.0 + std::exp(-1.5 * normal(rng)));
         break;
     }
   }
@@ -95,6 +102,18 @@ double ref_row(Family f, double y, double trials, double eta, double sigma) {
       return std::lgamma(y + phi) - std::lgamma(phi) - std::lgamma(y + 1) + phi * std::log(phi / (phi + mu)) +
              y * std::log(mu / (phi + mu));
     }
+    case Family::lognormal: {  // scipy.stats.lognorm(s = sigma, scale = exp(eta)).logpdf(y)
+      const double z = (std::log(y) - eta) / sigma;
+      return -0.5 * z * z - std::log(sigma) - 0.5 * std::log(2 * M_PI) - std::log(y);
+    }
+    case Family::gamma: {  // scipy.stats.gamma(a = shape, scale = mu / shape).logpdf(y), sigma holding the shape
+      const double a = sigma, scale = std::exp(eta) / a;
+      return -std::lgamma(a) - a * std::log(scale) + (a - 1) * std::log(y) - y / scale;
+    }
+    case Family::beta: {  // scipy.stats.beta(mu phi, (1 - mu) phi).logpdf(y), sigma holding phi
+      const double mu = 1.0 / (1.0 + std::exp(-eta)), a = mu * sigma, b = (1.0 - mu) * sigma;
+      return std::lgamma(sigma) - std::lgamma(a) - std::lgamma(b) + (a - 1) * std::log(y) + (b - 1) * std::log1p(-y);
+    }
   }
   return 0;
 }
@@ -135,16 +154,22 @@ ad::Var call(Family f, const ad::Var* alpha, const ad::Var& beta, const ad::Var*
       return ad::normal_glm<T>(alpha, beta, *sigma, x, r);
     case Family::negbin:
       return ad::neg_binomial_2_log_glm<T>(alpha, beta, *sigma, x, r);
+    case Family::lognormal:
+      return ad::lognormal_glm<T>(alpha, beta, *sigma, x, r);
+    case Family::gamma:
+      return ad::gamma_log_glm<T>(alpha, beta, *sigma, x, r);
+    case Family::beta:
+      return ad::beta_logit_glm<T>(alpha, beta, *sigma, x, r);
   }
   throw std::logic_error("family");
 }
 
-// With and without an intercept; sigma (normal) or phi (negative binomial) is the last input. `alpha` and `beta` may be
+// With and without an intercept; the family's own parameter (sigma, phi, shape) is the last input. `alpha` and `beta` may be
 // given to place the logits at the edges.
 void check_family(Family f, const std::string& name, const Block& b, const Eigen::ArrayXXd& alpha,
                   const Eigen::ArrayXXd& beta, const test::CheckOptions& opt = {}) {
   const Eigen::Index S = beta.rows();
-  const bool norm = f == Family::normal || f == Family::negbin;
+  const bool norm = f != Family::probit && f != Family::binomial && f != Family::poisson;
   const Eigen::ArrayXXd sigma = 0.5 + random_array(S, 1, 99).abs();
   const ad::GlmRows r = rows_of(b);
   test::Arrays with_alpha{alpha, beta}, without{beta};
@@ -165,14 +190,16 @@ void check_family(Family f, const std::string& name, const Block& b, const Eigen
       without, opt);
 }
 
-const Family kFamilies[] = {Family::probit, Family::binomial, Family::poisson, Family::normal, Family::negbin};
-const char* kNames[] = {"bernoulli_probit_glm", "binomial_logit_glm", "poisson_log_glm", "normal_glm",
-                        "neg_binomial_2_log_glm"};
+const Family kFamilies[] = {Family::probit, Family::binomial,  Family::poisson, Family::normal,
+                            Family::negbin, Family::lognormal, Family::gamma,   Family::beta};
+const char* kNames[] = {"bernoulli_probit_glm",   "binomial_logit_glm", "poisson_log_glm", "normal_glm",
+                        "neg_binomial_2_log_glm", "lognormal_glm",      "gamma_log_glm",   "beta_logit_glm"};
+constexpr int kFamilyCount = 8;
 
 }  // namespace
 
 TEST_CASE("GLM families: values and gradients, draw counts around the packet size, offsets") {
-  for (int k = 0; k < 5; ++k) {
+  for (int k = 0; k < kFamilyCount; ++k) {
     const Family f = kFamilies[k];
     for (Eigen::Index S : {1, 3, 8, 9}) {
       const Block b = random_block(f, 37, 4, 3 + unsigned(S), S == 3);
@@ -183,7 +210,7 @@ TEST_CASE("GLM families: values and gradients, draw counts around the packet siz
 }
 
 TEST_CASE("GLM families: no features, no rows, one row") {
-  for (int k = 0; k < 5; ++k) {
+  for (int k = 0; k < kFamilyCount; ++k) {
     const Family f = kFamilies[k];
     const std::string n = kNames[k];
     check_family(f, n + " no features", random_block(f, 6, 0, 7), random_array(3, 1, 1),
@@ -194,13 +221,13 @@ TEST_CASE("GLM families: no features, no rows, one row") {
 }
 
 TEST_CASE("GLM families on float data: double elementwise pass, float GEMMs") {
-  for (int k = 0; k < 5; ++k) {
+  for (int k = 0; k < kFamilyCount; ++k) {
     const Family f = kFamilies[k];
     const Block b = random_block(f, 500, 5, 13, true);
     const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> xf = b.x.cast<float>();
     Block as_float = b;  // the reference sees the features the op sees: rounded to float
     as_float.x = xf.cast<double>();
-    const bool norm = f == Family::normal || f == Family::negbin;
+    const bool norm = f != Family::probit && f != Family::binomial && f != Family::poisson;
     const Eigen::ArrayXXd alpha = random_array(4, 1, 14), beta = random_array(4, 5, 15),
                           sigma = Eigen::ArrayXXd::Constant(4, 1, 1.3);
     test::Arrays in{alpha, beta};

@@ -19,7 +19,7 @@
 namespace bvi::test {
 
 const char* const kLikelihoods[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log",
-                                    "normal",          "negative_binomial_log"};
+                                    "normal",          "negative_binomial_log", "lognormal", "gamma_log", "beta_logit"};
 
 // Model variants: correlated (factor a as the fixture has it) or with every factor independent,
 // and alpha's prior on the intercept at the column means or on alpha itself. Factor a has an
@@ -30,6 +30,9 @@ inline models::Model variant(const MultilevelData<double>& d, const std::string&
   c.alpha_prior_centered = centred;
   if (lik == "normal") c.priors["sigma"] = simple_prior("sigma", "half_normal", {{"scale", 2.0}});
   if (lik == "negative_binomial_log") c.priors["phi"] = simple_prior("phi", "gamma", {{"shape", 2.0}, {"rate", 0.5}});
+  if (lik == "lognormal") c.priors["sigma"] = simple_prior("sigma", "half_normal", {{"scale", 2.0}});
+  if (lik == "gamma_log") c.priors["shape"] = simple_prior("shape", "gamma", {{"shape", 2.0}, {"rate", 0.5}});
+  if (lik == "beta_logit") c.priors["phi"] = simple_prior("phi", "gamma", {{"shape", 2.0}, {"rate", 0.2}});
   c.priors["sd_a"] = simple_prior("sd_a", "half_normal", {{"scale", 1.5}});
   c.priors["sd_b"] = simple_prior("sd_b", "half_normal", {{"scale", 1.0}});
   if (correlated) c.priors["cor_a"] = simple_prior("cor_a", "lkj", {{"eta", 2.0}});
@@ -68,6 +71,16 @@ struct Setup {
       std::mt19937_64 rng(3);
       std::poisson_distribution<int> pois(1.5);
       for (Eigen::Index i = 0; i < data.y.size(); ++i) data.y[i] = lik == "normal" ? data.y[i] + 0.3 : pois(rng);
+    }
+    if (lik == "lognormal" || lik == "gamma_log") {  // positive: exp of a normal around 0.2
+      std::mt19937_64 rng(3);
+      std::normal_distribution<double> normal(0.2, 0.5);
+      for (Eigen::Index i = 0; i < data.y.size(); ++i) data.y[i] = std::exp(normal(rng));
+    }
+    if (lik == "beta_logit") {  // in (0, 1): expit of a normal
+      std::mt19937_64 rng(3);
+      std::normal_distribution<double> normal(0.2, 0.8);
+      for (Eigen::Index i = 0; i < data.y.size(); ++i) data.y[i] = 1.0 / (1.0 + std::exp(-normal(rng)));
     }
     reducer = std::make_unique<reduce::ChunkReducer>(reduce::ShardPlan::make(n, 64), comm, threads);
     view = data.view();

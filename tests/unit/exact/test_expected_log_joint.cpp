@@ -22,7 +22,7 @@ using test::PriorKind;
 namespace {
 
 const char* kLikelihoods[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log",
-                              "normal",          "negative_binomial_log"};
+                              "normal",          "negative_binomial_log", "lognormal", "gamma_log", "beta_logit"};
 const PriorKind kKinds[] = {PriorKind::closed, PriorKind::quadrature, PriorKind::hierarchical,
                             PriorKind::sampled};
 
@@ -154,8 +154,9 @@ TEST_CASE("meanfield's Hessian-vector product is the derivative of the mean grad
 }
 
 TEST_CASE("the exact expected log joint has the same bits for 1, 2 and 3 threads") {
-  for (const char* lik : {"bernoulli_logit", "normal", "poisson_log", "negative_binomial_log"})
+  for (const char* lik : {"bernoulli_logit", "normal", "poisson_log", "negative_binomial_log", "gamma_log"})
     for (bool dense : {false, true}) {
+      INFO("likelihood " << std::string(lik) << (dense ? " fullrank" : " meanfield"));
       test::ExactFixture one(lik, PriorKind::hierarchical, 5000, 6, 1, 64);
       const vi::GaussianQ q = test::random_q(one.model.dim(), dense, 8);
       vi::ExpectationGradient g1, g;

@@ -42,6 +42,9 @@ models::ParameterLayout layout_for(const std::string& family, Eigen::Index D, bo
   if (intercept) layout.add({"alpha", 0, 1, false, {}});
   if (family == "normal") layout.add({"sigma", 0, 1, false, {}});
   if (family == "negative_binomial_log") layout.add({"phi", 0, 1, false, {}});
+  if (family == "lognormal") layout.add({"sigma", 0, 1, false, {}});
+  if (family == "gamma_log") layout.add({"shape", 0, 1, false, {}});
+  if (family == "beta_logit") layout.add({"phi", 0, 1, false, {}});
   return layout;
 }
 
@@ -58,7 +61,8 @@ Eigen::ArrayXd log_lik(const models::Likelihood& lik, const Eigen::ArrayXXd& par
 }
 
 const char* kFamilies[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit",
-                           "poisson_log",     "normal",           "negative_binomial_log"};
+                           "poisson_log",     "normal",           "negative_binomial_log",
+                           "lognormal",       "gamma_log",        "beta_logit"};
 
 }  // namespace
 
@@ -75,8 +79,10 @@ TEST_CASE("each likelihood's one-row log density matches scipy.stats, fused and 
       block.trials = &r.trials;
       // Both sides round terms as large as y eta and log y! before they cancel (poisson's
       // y = 1000: terms near 7000 for a log p of -4.4), so the tolerance scales with the terms.
-      const double terms = std::max(
-          {1.0, std::abs(r.log_p), (r.y + r.trials) * std::abs(r.eta), std::lgamma(r.y + r.trials + 1.0)});
+      // (The beta's log Gamma(phi) - log Gamma(a) - log Gamma(b) likewise, near 13 000 at phi = 2000.)
+      const double beta_terms = std::string(r.family) == "beta_logit" ? std::lgamma(r.sigma) : 0.0;
+      const double terms = std::max({1.0, std::abs(r.log_p), (r.y + r.trials) * std::abs(r.eta),
+                                     std::lgamma(r.y + r.trials + 1.0), beta_terms});
       const double tol = 1e-13 * terms / std::max(1.0, std::abs(r.log_p));
       Eigen::ArrayXXd params(1, layout.dim());
       params(0, 0) = r.eta;
@@ -128,6 +134,10 @@ TEST_CASE("fused and composed likelihoods agree to 1e-12, values and gradients")
         y[n] = double(rng() % 5 == 0 ? rng() % 200 : rng() % 7);
       else if (family == "normal")
         y[n] = normal(rng);
+      else if (family == "lognormal" || family == "gamma_log")
+        y[n] = std::exp(1.5 * normal(rng));
+      else if (family == "beta_logit")
+        y[n] = 1.0 / (1.0 + std::exp(-1.5 * normal(rng)));
       else
         y[n] = double(rng() & 1);
     }
@@ -136,7 +146,8 @@ TEST_CASE("fused and composed likelihoods agree to 1e-12, values and gradients")
       const models::ParameterLayout layout = layout_for(family, D, intercept);
       Eigen::ArrayXXd params(S, layout.dim());
       for (Eigen::Index i = 0; i < params.size(); ++i) params(i) = 0.4 * normal(rng);
-      if (family == "normal" || family == "negative_binomial_log")
+      if (family == "normal" || family == "negative_binomial_log" || family == "lognormal" ||
+          family == "gamma_log" || family == "beta_logit")
         params.col(layout.dim() - 1) = 0.5 + params.col(layout.dim() - 1).abs();
       DataBlock<double> block{x.data(), y.data(), m, D};
       if (family == "binomial_logit") block.trials = trials.data();

@@ -87,7 +87,8 @@ using namespace bvi;
 namespace {
 
 // The 0/1 responses of the synthetic data are valid for every likelihood (binomial with one trial
-// per row, poisson counts, normal values); binomial reads trials and poisson an offset.
+// per row, poisson counts, normal values); binomial reads trials and poisson an offset; lognormal
+// and gamma_log read them plus 0.5, beta_logit 0.25 + y / 2.
 template <class T>
 long mallocs_per_evaluation(bool fused, long n, long d, long S, long block_rows,
                             const std::string& likelihood = "bernoulli_logit") {
@@ -95,8 +96,11 @@ long mallocs_per_evaluation(bool fused, long n, long d, long S, long block_rows,
   const bvi::data::RowMatrix<T> x = synth.x.cast<T>();
   spec::ModelConfig config = test::logistic_config(true, {0.0}, {2.0});
   config.likelihood = likelihood;
-  if (likelihood == "normal" || likelihood == "negative_binomial_log") {
-    const std::string own = likelihood == "normal" ? "sigma" : "phi";
+  if (likelihood == "normal" || likelihood == "negative_binomial_log" || likelihood == "lognormal" ||
+      likelihood == "gamma_log" || likelihood == "beta_logit") {
+    const std::string own = likelihood == "normal" || likelihood == "lognormal" ? "sigma"
+                            : likelihood == "gamma_log"                          ? "shape"
+                                                                                 : "phi";
     spec::PriorConfig prior = config.priors.at("alpha");
     prior.pointer = "/model/priors/" + own;
     config.priors[own] = prior;
@@ -108,6 +112,10 @@ long mallocs_per_evaluation(bool fused, long n, long d, long S, long block_rows,
   models::DataView<T> view{x.data(), synth.y.data(), n, d, 0, n};
   if (likelihood == "binomial_logit") view.trials = trials.data();
   if (likelihood == "poisson_log" || likelihood == "negative_binomial_log") view.offset = offset.data();
+  // The positive likelihoods' responses: 0.5 and 1.5.
+  const Eigen::VectorXd positive = synth.y.array() + 0.5, proportion = 0.25 + 0.5 * synth.y.array();
+  if (likelihood == "lognormal" || likelihood == "gamma_log") view.y = positive.data();
+  if (likelihood == "beta_logit") view.y = proportion.data();
   models::LogJoint<T> lj(model, view, reducer);
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(0.0, 0.3);
@@ -137,6 +145,9 @@ long multilevel_mallocs_per_evaluation(bool fused, const std::string& likelihood
   models::DataView<T> view = d.view();
   if (likelihood == "binomial_logit") view.trials = d.trials.data();
   if (likelihood == "poisson_log" || likelihood == "negative_binomial_log") view.offset = d.offset.data();
+  const Eigen::VectorXd positive = d.y.array() + 0.5, proportion = 0.25 + 0.5 * d.y.array();
+  if (likelihood == "lognormal" || likelihood == "gamma_log") view.y = positive.data();
+  if (likelihood == "beta_logit") view.y = proportion.data();
   models::LogJoint<T> lj(model, view, reducer);
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal(0.0, 0.3);
@@ -164,7 +175,8 @@ TEST_CASE("a warmed-up multilevel log joint evaluation calls malloc zero times")
 #else
   for (bool fused : {true, false})
     for (const char* likelihood :
-         {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log"}) {
+         {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log",
+          "lognormal", "gamma_log", "beta_logit"}) {
       INFO("fused " << fused << ", " << likelihood);
       CHECK(multilevel_mallocs_per_evaluation<double>(fused, likelihood) == 0);
       CHECK(multilevel_mallocs_per_evaluation<float>(fused, likelihood) == 0);
@@ -184,7 +196,8 @@ TEST_CASE("a warmed-up log joint evaluation calls malloc zero times") {
     CHECK(mallocs_per_evaluation<float>(fused, 5000, 10, 128, 1024) == 0);
     CHECK(mallocs_per_evaluation<double>(fused, 700, 1000, 16, 64) == 0);
     for (const char* likelihood :
-         {"bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log"}) {
+         {"bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log", "lognormal",
+          "gamma_log", "beta_logit"}) {
       INFO(std::string(likelihood));
       CHECK(mallocs_per_evaluation<double>(fused, 5000, 10, 128, 1024, likelihood) == 0);
       CHECK(mallocs_per_evaluation<float>(fused, 5000, 10, 128, 1024, likelihood) == 0);
