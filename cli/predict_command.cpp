@@ -130,7 +130,9 @@ int run_predict(const PredictOptions& o) {
       const Eigen::MatrixXd y_rep = models::replicate_rows(
           fit, prows, rows.record, replicates, static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed),
           resolve_threads(o.threads));
-      text = replicates_csv(y_rep, rows.record, lik.response_kind() != models::ResponseKind::real);
+      const models::ResponseKind kind = lik.response_kind();
+      text = replicates_csv(y_rep, rows.record,
+                            kind == models::ResponseKind::binary || kind == models::ResponseKind::count);
     } catch (const std::domain_error& e) {
       throw inference_error("--replicates", std::string("cannot draw a replicate: ") + e.what());
     }
