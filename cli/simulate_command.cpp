@@ -16,6 +16,25 @@
 
 namespace bvi::cli {
 
+namespace {
+
+// CLI::PositiveNumber's message prints its bound as a 300-digit number.
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(text, &used);
+          if (used == text.size() && v > 0 && std::isfinite(v)) return "";
+        } catch (const std::exception&) {
+        }
+        return "must be a positive number, got '" + text + "'";
+      },
+      "POSITIVE");
+}
+
+}  // namespace
+
 CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
   CLI::App* cmd =
       app.add_subcommand("simulate",
@@ -38,7 +57,7 @@ CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
       ->check(non_empty_path())
       ->type_name("FILE");
   cmd->add_option("--truth", o.truth,
-                  "Write the true coefficients (name,true_value) to this file; default with --output: "
+                  "Write the true values (name,true_value: alpha, beta.j, the likelihood's parameter) to this file; default with --output: "
                   "FILE with .csv replaced by .truth.csv")
       ->check(non_empty_path())
       ->type_name("FILE");
@@ -50,15 +69,15 @@ CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
       ->check(CLI::Range(-1e6, 1e6))
       ->type_name("A");
   cmd->add_option("--sigma", o.sigma, "normal, lognormal: the true sigma (default 1)")
-      ->check(CLI::Range(1e-30, 1e30))
+      ->check(positive_number())
       ->type_name("S");
   cmd->add_option("--phi", o.phi,
                   "negative_binomial_log: the true phi, Var = mu + mu^2/phi (default 2); beta_logit: the true "
                   "precision phi (default 10)")
-      ->check(CLI::Range(1e-30, 1e30))
+      ->check(positive_number())
       ->type_name("P");
   cmd->add_option("--shape", o.shape, "gamma_log: the true shape (default 2)")
-      ->check(CLI::Range(1e-30, 1e30))
+      ->check(positive_number())
       ->type_name("K");
   cmd->add_option("--trials", o.trials, "binomial_logit: trials in every row (default 10)")
       ->check(CLI::Range(1LL, 100000LL))

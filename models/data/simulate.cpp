@@ -125,7 +125,7 @@ void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, 
       case Family::negative_binomial_log: {
         const double mu = std::exp(eta);
         if (!(mu <= kMaxPoissonMean))
-          throw usage_error("simulate: row " + std::to_string(first_row + n + 1) + " has a mean count exp(" +
+          throw usage_error("row " + std::to_string(first_row + n + 1) + " has a mean count exp(" +
                             std::to_string(eta) + ") past 1e15; use fewer features or a smaller intercept");
         y = static_cast<double>(family == Family::poisson_log ? poisson_variate(mu, u)
                                                               : negative_binomial_variate(mu, theta, u));
@@ -146,7 +146,7 @@ void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, 
       }
     }
     if (!std::isfinite(y))
-      throw usage_error("simulate: row " + std::to_string(first_row + n + 1) + " has a response past the doubles (eta = " +
+      throw usage_error("row " + std::to_string(first_row + n + 1) + " has a response past the doubles (eta = " +
                         std::to_string(eta) + "); use fewer features or a smaller intercept");
     block.y[static_cast<std::size_t>(n)] = y;
   }
