@@ -36,11 +36,10 @@ CLI::Validator positive_number() {
 }  // namespace
 
 CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
-  CLI::App* cmd =
-      app.add_subcommand("simulate",
-                         "Write a synthetic regression dataset: x ~ N(0, 1), beta ~ N(0, 1), "
-                         "eta = [alpha +] x . beta, y from --likelihood at eta (by default "
-                         "Bernoulli(sigmoid(eta))); CSV on stdout or in --output");
+  CLI::App* cmd = app.add_subcommand("simulate",
+                                     "Write a synthetic regression dataset: x ~ N(0, 1), beta ~ N(0, 1), "
+                                     "eta = [alpha +] x . beta, y from --likelihood at eta (by default "
+                                     "Bernoulli(sigmoid(eta))); CSV on stdout or in --output");
   cmd->add_option("--rows", o.rows, "Rows (observations)")
       ->required()
       ->check(CLI::Range(1LL, 1000000000000LL))
@@ -57,13 +56,15 @@ CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
       ->check(non_empty_path())
       ->type_name("FILE");
   cmd->add_option("--truth", o.truth,
-                  "Write the true values (name,true_value: alpha, beta.j, the likelihood's parameter) to this file; default with --output: "
+                  "Write the true values (name,true_value: alpha, beta.j, the likelihood's parameter) to "
+                  "this file; default with --output: "
                   "FILE with .csv replaced by .truth.csv")
       ->check(non_empty_path())
       ->type_name("FILE");
-  cmd->add_option("--likelihood", o.likelihood,
-                  "The response's likelihood (default bernoulli_logit): bernoulli_logit, bernoulli_probit, "
-                  "binomial_logit, poisson_log, negative_binomial_log, normal, lognormal, gamma_log, beta_logit")
+  cmd->add_option(
+         "--likelihood", o.likelihood,
+         "The response's likelihood (default bernoulli_logit): bernoulli_logit, bernoulli_probit, "
+         "binomial_logit, poisson_log, negative_binomial_log, normal, lognormal, gamma_log, beta_logit")
       ->type_name("NAME");
   cmd->add_option("--intercept", o.intercept, "Add an intercept alpha with this true value (default: none)")
       ->check(CLI::Range(-1e6, 1e6))
@@ -71,9 +72,10 @@ CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
   cmd->add_option("--sigma", o.sigma, "normal, lognormal: the true sigma (default 1)")
       ->check(positive_number())
       ->type_name("S");
-  cmd->add_option("--phi", o.phi,
-                  "negative_binomial_log: the true phi, Var = mu + mu^2/phi (default 2); beta_logit: the true "
-                  "precision phi (default 10)")
+  cmd->add_option(
+         "--phi", o.phi,
+         "negative_binomial_log: the true phi, Var = mu + mu^2/phi (default 2); beta_logit: the true "
+         "precision phi (default 10)")
       ->check(positive_number())
       ->type_name("P");
   cmd->add_option("--shape", o.shape, "gamma_log: the true shape (default 2)")
@@ -149,10 +151,12 @@ data::SimulationSpec simulation_spec(const SimulateOptions& o) {
     if (std::isnan(g.value)) continue;
     if (own != g.name)
       throw usage_error(std::string("--") + g.name + " does not apply to --likelihood " + o.likelihood +
-                        (own.empty() ? std::string(" (it has no parameter of its own)") : " (its parameter is --" + own + ")"));
+                        (own.empty() ? std::string(" (it has no parameter of its own)")
+                                     : " (its parameter is --" + own + ")"));
     spec.parameter = static_cast<float>(g.value);
     if (!(spec.parameter > 0) || !std::isfinite(spec.parameter))
-      throw usage_error(std::string("--") + g.name + " " + std::to_string(g.value) + " is not a positive float32");
+      throw usage_error(std::string("--") + g.name + " " + std::to_string(g.value) +
+                        " is not a positive float32");
   }
   if (o.trials != 0 && o.likelihood != "binomial_logit")
     throw usage_error("--trials applies to --likelihood binomial_logit only");

@@ -25,7 +25,8 @@ namespace bvi::data {
 // logistic response has always used.
 class RowUniforms {
  public:
-  RowUniforms(std::uint64_t seed, std::uint64_t step, std::uint64_t row) : seed_(seed), step_(step), row_(row) {}
+  RowUniforms(std::uint64_t seed, std::uint64_t step, std::uint64_t row)
+      : seed_(seed), step_(step), row_(row) {}
   double operator()();
 
  private:
@@ -102,7 +103,8 @@ std::int64_t poisson_variate(double mu, Uniform& u) {
     const double k = std::floor((2.0 * a / us + b) * U + mu + 0.43);
     if (us >= 0.07 && V <= vr) return static_cast<std::int64_t>(k);
     if (k < 0 || (us < 0.013 && V > us)) continue;
-    if (std::log(V) + std::log(invalpha) - std::log(a / (us * us) + b) <= -mu + k * loglam - std::lgamma(k + 1.0))
+    if (std::log(V) + std::log(invalpha) - std::log(a / (us * us) + b) <=
+        -mu + k * loglam - std::lgamma(k + 1.0))
       return static_cast<std::int64_t>(k);
   }
 }

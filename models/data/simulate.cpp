@@ -19,8 +19,17 @@ constexpr std::uint64_t kCoefficientStep = 0;
 constexpr std::uint64_t kFeatureStep = 1;
 constexpr std::uint64_t kResponseStep = 2;
 
-enum class Family { bernoulli_logit, bernoulli_probit, binomial_logit, poisson_log, negative_binomial_log,
-                    normal, lognormal, gamma_log, beta_logit };
+enum class Family {
+  bernoulli_logit,
+  bernoulli_probit,
+  binomial_logit,
+  poisson_log,
+  negative_binomial_log,
+  normal,
+  lognormal,
+  gamma_log,
+  beta_logit
+};
 
 Family family_of(const std::string& name) {
   const std::vector<std::string>& all = simulated_likelihoods();
@@ -29,7 +38,9 @@ Family family_of(const std::string& name) {
   throw std::invalid_argument("simulate: unknown likelihood '" + name + "'");
 }
 
-double sigmoid(double eta) { return 1.0 / (1.0 + std::exp(-eta)); }
+double sigmoid(double eta) {
+  return 1.0 / (1.0 + std::exp(-eta));
+}
 
 // The nearest double inside (0, 1): a beta draw that rounds to 0 or 1 (shapes far below 1) is
 // not a response beta_logit can take.
@@ -42,31 +53,40 @@ double inside_unit(double y) {
 }  // namespace
 
 const std::vector<std::string>& simulated_likelihoods() {
-  static const std::vector<std::string> all{"bernoulli_logit", "bernoulli_probit", "binomial_logit",
-                                            "poisson_log",     "negative_binomial_log", "normal",
-                                            "lognormal",       "gamma_log",       "beta_logit"};
+  static const std::vector<std::string> all{
+      "bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "negative_binomial_log",
+      "normal",          "lognormal",        "gamma_log",      "beta_logit"};
   return all;
 }
 
 std::string simulated_parameter_name(const std::string& likelihood) {
   switch (family_of(likelihood)) {
     case Family::normal:
-    case Family::lognormal: return "sigma";
+    case Family::lognormal:
+      return "sigma";
     case Family::negative_binomial_log:
-    case Family::beta_logit: return "phi";
-    case Family::gamma_log: return "shape";
-    default: return "";
+    case Family::beta_logit:
+      return "phi";
+    case Family::gamma_log:
+      return "shape";
+    default:
+      return "";
   }
 }
 
 float default_simulated_parameter(const std::string& likelihood) {
   switch (family_of(likelihood)) {
     case Family::normal:
-    case Family::lognormal: return 1.0f;
-    case Family::negative_binomial_log: return 2.0f;
-    case Family::beta_logit: return 10.0f;
-    case Family::gamma_log: return 2.0f;
-    default: return 0.0f;
+    case Family::lognormal:
+      return 1.0f;
+    case Family::negative_binomial_log:
+      return 2.0f;
+    case Family::beta_logit:
+      return 10.0f;
+    case Family::gamma_log:
+      return 2.0f;
+    default:
+      return 0.0f;
   }
 }
 
@@ -116,8 +136,12 @@ void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, 
     double y = 0;
     switch (family) {
       // P(y = 1) = P(u < p) = p for u uniform on (0, 1].
-      case Family::bernoulli_logit: y = u() < sigmoid(eta) ? 1 : 0; break;
-      case Family::bernoulli_probit: y = u() < 0.5 * std::erfc(-eta / std::sqrt(2.0)) ? 1 : 0; break;
+      case Family::bernoulli_logit:
+        y = u() < sigmoid(eta) ? 1 : 0;
+        break;
+      case Family::bernoulli_probit:
+        y = u() < 0.5 * std::erfc(-eta / std::sqrt(2.0)) ? 1 : 0;
+        break;
       case Family::binomial_logit:
         y = static_cast<double>(binomial_variate(spec.trials, sigmoid(eta), u));
         break;
@@ -131,8 +155,12 @@ void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, 
                                                               : negative_binomial_variate(mu, theta, u));
         break;
       }
-      case Family::normal: y = eta + theta * normal_variate(u); break;
-      case Family::lognormal: y = std::exp(eta + theta * normal_variate(u)); break;
+      case Family::normal:
+        y = eta + theta * normal_variate(u);
+        break;
+      case Family::lognormal:
+        y = std::exp(eta + theta * normal_variate(u));
+        break;
       case Family::gamma_log:
         // Gamma(shape, rate shape / mu) = (mu / shape) Gamma(shape, 1).
         y = std::exp(log_gamma_variate(theta, u) + eta - std::log(theta));
@@ -146,8 +174,9 @@ void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, 
       }
     }
     if (!std::isfinite(y))
-      throw usage_error("row " + std::to_string(first_row + n + 1) + " has a response past the doubles (eta = " +
-                        std::to_string(eta) + "); use fewer features or a smaller intercept");
+      throw usage_error("row " + std::to_string(first_row + n + 1) +
+                        " has a response past the doubles (eta = " + std::to_string(eta) +
+                        "); use fewer features or a smaller intercept");
     block.y[static_cast<std::size_t>(n)] = y;
   }
 }

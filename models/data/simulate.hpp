@@ -33,9 +33,9 @@ struct SimulationSpec {
   std::uint64_t seed = 0;
   std::string likelihood = "bernoulli_logit";
   bool intercept = false;
-  float alpha = 0;         // the true intercept, when `intercept`
-  float parameter = 0;     // the likelihood's own parameter (sigma, phi or shape), when it has one
-  std::int64_t trials = 0; // binomial_logit's trials per row
+  float alpha = 0;          // the true intercept, when `intercept`
+  float parameter = 0;      // the likelihood's own parameter (sigma, phi or shape), when it has one
+  std::int64_t trials = 0;  // binomial_logit's trials per row
 };
 
 // The likelihoods simulate can draw from, in the order `--likelihood` lists them.

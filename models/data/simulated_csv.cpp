@@ -47,8 +47,8 @@ void append_csv_rows(const SimulationSpec& spec, const SimulatedBlock& block, st
   const Eigen::Index rows = block.x.rows(), D = block.x.cols();
   const std::size_t start = text.size();
   // Sized for the longest numbers, written in place, then cut to what was written.
-  text.resize(start +
-              static_cast<std::size_t>(rows) * (static_cast<std::size_t>(D) * (kMaxFloatChars + 1) + kMaxTailChars + 3));
+  text.resize(start + static_cast<std::size_t>(rows) *
+                          (static_cast<std::size_t>(D) * (kMaxFloatChars + 1) + kMaxTailChars + 3));
   char* p = text.data() + start;
   char* const end = text.data() + text.size();
   for (Eigen::Index n = 0; n < rows; ++n) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "inference/rng/uniform_stream.hpp"
 #include "models/data/parse_number.hpp"
 #include "models/data/simulate.hpp"
 #include "models/data/simulated_csv.hpp"
@@ -154,7 +155,8 @@ TEST_CASE("the text reads back to exactly the float32 values generated") {
     pos = eol + 1;
   }
   CHECK(pos == truth.size());
-  CHECK(true_values_csv(SimulationSpec{1, 2, 0}, {0.5f, -1.25f}) == "name,true_value\nbeta.1,0.5\nbeta.2,-1.25\n");
+  CHECK(true_values_csv(SimulationSpec{1, 2, 0}, {0.5f, -1.25f}) ==
+        "name,true_value\nbeta.1,0.5\nbeta.2,-1.25\n");
 }
 
 TEST_CASE("features and coefficients are standard normal") {
@@ -244,7 +246,9 @@ Table parse_table(const std::string& text) {
   return t;
 }
 
-double probit(double eta) { return 0.5 * std::erfc(-eta / std::sqrt(2.0)); }
+double probit(double eta) {
+  return 0.5 * std::erfc(-eta / std::sqrt(2.0));
+}
 
 // E[y | eta] and Var[y | eta] of each family, written out from its definition (simulate.hpp).
 std::pair<double, double> conditional_moments(const SimulationSpec& s, double eta) {
@@ -296,7 +300,8 @@ TEST_CASE("every likelihood: y given eta has its family's mean and variance, in 
     double sz = 0, sz2 = 0, sz4 = 0, n = 0;
     for (const auto& row : t.rows) {
       double eta = spec.alpha;
-      for (int j = 0; j < spec.features; ++j) eta += static_cast<double>(static_cast<float>(row[j])) * beta[j];
+      for (int j = 0; j < spec.features; ++j)
+        eta += static_cast<double>(static_cast<float>(row[j])) * beta[j];
       const double y = row.back();
       if (trials) CHECK(row[spec.features] == 7);
       if (simulated_response_is_integer(lik)) {
@@ -328,7 +333,8 @@ TEST_CASE("the truth file lists alpha, beta and the likelihood's own parameter")
   s.parameter = 2.5f;
   s.intercept = true;
   s.alpha = -0.5f;
-  CHECK(true_values_csv(s, {0.5f, -1.25f}) == "name,true_value\nalpha,-0.5\nbeta.1,0.5\nbeta.2,-1.25\nshape,2.5\n");
+  CHECK(true_values_csv(s, {0.5f, -1.25f}) ==
+        "name,true_value\nalpha,-0.5\nbeta.1,0.5\nbeta.2,-1.25\nshape,2.5\n");
   s.likelihood = "normal";
   s.intercept = false;
   CHECK(true_values_csv(s, {0.5f}) == "name,true_value\nbeta.1,0.5\nsigma,2.5\n");
@@ -349,6 +355,26 @@ TEST_CASE("a smaller dataset is a prefix of a larger one, for every likelihood")
     const std::string a = csv_text(small, 2), b = csv_text(large, 2);
     CHECK(b.compare(0, a.size(), a) == 0);
   }
+}
+
+TEST_CASE("the logistic data are drawn as before --likelihood existed") {
+  // The recipe before the other likelihoods, written out: the row's uniform from one (rows x 1)
+  // request of step 2, y = 1 when it is below sigmoid(x . beta).
+  const SimulationSpec spec{700, 5, 31};
+  const std::vector<float> beta = simulated_coefficients(spec.seed, spec.features);
+  SimulatedBlock block;
+  simulate_block(spec, beta, 100, 600, block);
+  Eigen::MatrixXd u(600, 1);
+  bvi::rng::standard_uniform(spec.seed, bvi::rng::Purpose::simulation, 2, 0, 100, u);
+  int mismatches = 0;
+  for (Eigen::Index n = 0; n < 600; ++n) {
+    double eta = 0.0;
+    for (int j = 0; j < spec.features; ++j)
+      eta += static_cast<double>(block.x(n, j)) * static_cast<double>(beta[j]);
+    mismatches +=
+        block.y[static_cast<std::size_t>(n)] != (u(n, 0) < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0);
+  }
+  CHECK(mismatches == 0);
 }
 
 TEST_CASE("a failing sink stops the writing and its error comes out") {

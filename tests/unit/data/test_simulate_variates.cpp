@@ -96,7 +96,9 @@ void check_chi_square(const std::vector<double>& x, const std::function<double(i
   CHECK(chi2 < critical);
 }
 
-double poisson_pmf(double mu, int k) { return std::exp(k * std::log(mu) - mu - std::lgamma(k + 1.0)); }
+double poisson_pmf(double mu, int k) {
+  return std::exp(k * std::log(mu) - mu - std::lgamma(k + 1.0));
+}
 
 }  // namespace
 
@@ -162,26 +164,29 @@ TEST_CASE("poisson: mean = variance = mu on both sides of the switch at 10; chi-
     check_chi_square(draws(50000, 9, [mu](RowUniforms& u) { return double(poisson_variate(mu, u)); }),
                      [mu](int k) { return poisson_pmf(mu, k); });
   }
-  CHECK(draws(10, 9, [](RowUniforms& u) { return double(poisson_variate(0.0, u)); }) == std::vector<double>(10, 0.0));
-  CHECK_THROWS_AS(draws(1, 9, [](RowUniforms& u) { return double(poisson_variate(2e15, u)); }), std::invalid_argument);
+  CHECK(draws(10, 9, [](RowUniforms& u) { return double(poisson_variate(0.0, u)); }) ==
+        std::vector<double>(10, 0.0));
+  CHECK_THROWS_AS(draws(1, 9, [](RowUniforms& u) { return double(poisson_variate(2e15, u)); }),
+                  std::invalid_argument);
 }
 
 TEST_CASE("negative binomial: NB2 mean mu, variance mu + mu^2 / phi; chi-square") {
   for (auto [mu, phi] : {std::pair{3.0, 2.0}, std::pair{50.0, 0.5}, std::pair{0.3, 20.0}}) {
     CAPTURE(mu);
     CAPTURE(phi);
-    check_moments(draws(50000, 10, [mu = mu, phi = phi](RowUniforms& u) {
-                    return double(negative_binomial_variate(mu, phi, u));
-                  }),
-                  mu, mu + mu * mu / phi);
+    check_moments(
+        draws(50000, 10,
+              [mu = mu, phi = phi](RowUniforms& u) { return double(negative_binomial_variate(mu, phi, u)); }),
+        mu, mu + mu * mu / phi);
   }
   // pmf Gamma(k + phi) / (Gamma(phi) k!) (phi / (phi + mu))^phi (mu / (phi + mu))^k.
   const double mu = 6, phi = 1.5;
-  check_chi_square(draws(50000, 11, [&](RowUniforms& u) { return double(negative_binomial_variate(mu, phi, u)); }),
-                   [&](int k) {
-                     return std::exp(std::lgamma(k + phi) - std::lgamma(phi) - std::lgamma(k + 1.0) +
-                                     phi * std::log(phi / (phi + mu)) + k * std::log(mu / (phi + mu)));
-                   });
+  check_chi_square(
+      draws(50000, 11, [&](RowUniforms& u) { return double(negative_binomial_variate(mu, phi, u)); }),
+      [&](int k) {
+        return std::exp(std::lgamma(k + phi) - std::lgamma(phi) - std::lgamma(k + 1.0) +
+                        phi * std::log(phi / (phi + mu)) + k * std::log(mu / (phi + mu)));
+      });
 }
 
 TEST_CASE("binomial: mean n p, variance n p (1 - p); chi-square") {
