@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 
 #include "cli/common_options.hpp"
@@ -18,19 +19,25 @@ namespace bvi::cli {
 
 namespace {
 
-// CLI::PositiveNumber's message prints its bound as a 300-digit number.
-CLI::Validator positive_number() {
+// A number in (low, high] or, when `low` is -high, in [-high, high]; NaN never is (CLI::Range
+// lets it through, and CLI::PositiveNumber's message prints its bound as a 300-digit number).
+CLI::Validator number_in(double low, double high, const std::string& what) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [=](std::string& text) -> std::string {
         try {
           std::size_t used = 0;
           const double v = std::stod(text, &used);
-          if (used == text.size() && v > 0 && std::isfinite(v)) return "";
+          const bool above = low == -high ? v >= low : v > low;
+          if (used == text.size() && above && v <= high) return "";
         } catch (const std::exception&) {
         }
-        return "must be a positive number, got '" + text + "'";
+        return "must be " + what + ", got '" + text + "'";
       },
-      "POSITIVE");
+      "NUMBER");
+}
+
+CLI::Validator positive_number() {
+  return number_in(0, std::numeric_limits<double>::max(), "a positive number");
 }
 
 }  // namespace
@@ -67,7 +74,7 @@ CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
          "binomial_logit, poisson_log, negative_binomial_log, normal, lognormal, gamma_log, beta_logit")
       ->type_name("NAME");
   cmd->add_option("--intercept", o.intercept, "Add an intercept alpha with this true value (default: none)")
-      ->check(CLI::Range(-1e6, 1e6))
+      ->check(number_in(-1e6, 1e6, "a number in [-1e6, 1e6]"))
       ->type_name("A");
   cmd->add_option("--sigma", o.sigma, "normal, lognormal: the true sigma (default 1)")
       ->check(positive_number())

@@ -91,7 +91,10 @@ class SimulateLikelihoods(ErrorTestCase):
                                 [["--likelihood", "normal", "--sigma", "0"], "--sigma"],
                                 [["--likelihood", "gamma_log", "--shape", "-1"], "--shape"],
                                 [["--likelihood", "binomial_logit", "--trials", "0"], "--trials"],
-                                [["--intercept", "abc"], "--intercept"]):
+                                [["--intercept", "abc"], "--intercept"],
+                                [["--intercept", "nan"], "--intercept"],
+                                [["--likelihood", "normal", "--sigma", "nan"], "--sigma"],
+                                [["--likelihood", "normal", "--sigma", "inf"], "--sigma"]):
             with self.subTest(extra=extra):
                 self.assert_fails(self.run_bvi(base + extra), USAGE, "command line", contains)
         self.assertEqual(os.listdir(self.tmp), [], "nothing written")
