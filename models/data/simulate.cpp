@@ -42,8 +42,8 @@ double sigmoid(double eta) {
   return 1.0 / (1.0 + std::exp(-eta));
 }
 
-// The nearest double inside (0, 1): a beta draw that rounds to 0 or 1 (shapes far below 1) is
-// not a response beta_logit can take.
+// The smallest normal double or the largest double below 1: a beta draw that rounds to 0 or 1 (shapes far
+// below 1) is not a response beta_logit can take.
 double inside_unit(double y) {
   if (y <= 0) return std::numeric_limits<double>::min();
   if (y >= 1) return std::nextafter(1.0, 0.0);
