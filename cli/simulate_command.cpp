@@ -2,9 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 
 #include "cli/common_options.hpp"
@@ -14,11 +17,36 @@
 
 namespace bvi::cli {
 
+namespace {
+
+// A number in (low, high] or, when `low` is -high, in [-high, high]; NaN never is (CLI::Range
+// lets it through, and CLI::PositiveNumber's message prints its bound as a 300-digit number).
+CLI::Validator number_in(double low, double high, const std::string& what) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        try {
+          std::size_t used = 0;
+          const double v = std::stod(text, &used);
+          const bool above = low == -high ? v >= low : v > low;
+          if (used == text.size() && above && v <= high) return "";
+        } catch (const std::exception&) {
+        }
+        return "must be " + what + ", got '" + text + "'";
+      },
+      "NUMBER");
+}
+
+CLI::Validator positive_number() {
+  return number_in(0, std::numeric_limits<double>::max(), "a positive number");
+}
+
+}  // namespace
+
 CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
-  CLI::App* cmd =
-      app.add_subcommand("simulate",
-                         "Write a synthetic logistic-regression dataset: x ~ N(0, 1), beta ~ N(0, 1), "
-                         "y ~ Bernoulli(sigmoid(x . beta)); CSV on stdout or in --output");
+  CLI::App* cmd = app.add_subcommand("simulate",
+                                     "Write a synthetic regression dataset: x ~ N(0, 1), beta ~ N(0, 1), "
+                                     "eta = [alpha +] x . beta, y from --likelihood at eta (by default "
+                                     "Bernoulli(sigmoid(eta))); CSV on stdout or in --output");
   cmd->add_option("--rows", o.rows, "Rows (observations)")
       ->required()
       ->check(CLI::Range(1LL, 1000000000000LL))
@@ -35,10 +63,34 @@ CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
       ->check(non_empty_path())
       ->type_name("FILE");
   cmd->add_option("--truth", o.truth,
-                  "Write the true coefficients (name,true_value) to this file; default with --output: "
+                  "Write the true values (name,true_value: alpha, beta.j, the likelihood's parameter) to "
+                  "this file; default with --output: "
                   "FILE with .csv replaced by .truth.csv")
       ->check(non_empty_path())
       ->type_name("FILE");
+  cmd->add_option(
+         "--likelihood", o.likelihood,
+         "The response's likelihood (default bernoulli_logit): bernoulli_logit, bernoulli_probit, "
+         "binomial_logit, poisson_log, negative_binomial_log, normal, lognormal, gamma_log, beta_logit")
+      ->type_name("NAME");
+  cmd->add_option("--intercept", o.intercept, "Add an intercept alpha with this true value (default: none)")
+      ->check(number_in(-1e6, 1e6, "a number in [-1e6, 1e6]"))
+      ->type_name("A");
+  cmd->add_option("--sigma", o.sigma, "normal, lognormal: the true sigma (default 1)")
+      ->check(positive_number())
+      ->type_name("S");
+  cmd->add_option(
+         "--phi", o.phi,
+         "negative_binomial_log: the true phi, Var = mu + mu^2/phi (default 2); beta_logit: the true "
+         "precision phi (default 10)")
+      ->check(positive_number())
+      ->type_name("P");
+  cmd->add_option("--shape", o.shape, "gamma_log: the true shape (default 2)")
+      ->check(positive_number())
+      ->type_name("K");
+  cmd->add_option("--trials", o.trials, "binomial_logit: trials in every row (default 10)")
+      ->check(CLI::Range(1LL, 100000LL))
+      ->type_name("T");
   add_threads_option(*cmd, o.threads);
   return cmd;
 }
@@ -77,6 +129,48 @@ bool same_file(const std::string& a, const std::string& b) {
   return fs::equivalent(a, b, ea) && !ea;
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// The likelihood's own parameter from --sigma, --phi or --shape; any of them given to a
+// likelihood that has another (or none) is a usage error rather than silently ignored.
+data::SimulationSpec simulation_spec(const SimulateOptions& o) {
+  const std::vector<std::string>& names = data::simulated_likelihoods();
+  if (std::find(names.begin(), names.end(), o.likelihood) == names.end())
+    throw usage_error("--likelihood '" + o.likelihood + "' is not one of: " + joined(names));
+  data::SimulationSpec spec;
+  spec.rows = o.rows;
+  spec.features = o.features;
+  spec.seed = static_cast<std::uint64_t>(o.seed);
+  spec.likelihood = o.likelihood;
+  spec.intercept = !std::isnan(o.intercept);
+  if (spec.intercept) spec.alpha = static_cast<float>(o.intercept);
+  const std::string own = data::simulated_parameter_name(o.likelihood);
+  spec.parameter = data::default_simulated_parameter(o.likelihood);
+  const struct {
+    const char* name;
+    double value;
+  } given[] = {{"sigma", o.sigma}, {"phi", o.phi}, {"shape", o.shape}};
+  for (const auto& g : given) {
+    if (std::isnan(g.value)) continue;
+    if (own != g.name)
+      throw usage_error(std::string("--") + g.name + " does not apply to --likelihood " + o.likelihood +
+                        (own.empty() ? std::string(" (it has no parameter of its own)")
+                                     : " (its parameter is --" + own + ")"));
+    spec.parameter = static_cast<float>(g.value);
+    if (!(spec.parameter > 0) || !std::isfinite(spec.parameter))
+      throw usage_error(std::string("--") + g.name + " " + std::to_string(g.value) +
+                        " is not a positive float32");
+  }
+  if (o.trials != 0 && o.likelihood != "binomial_logit")
+    throw usage_error("--trials applies to --likelihood binomial_logit only");
+  spec.trials = o.likelihood == "binomial_logit" ? (o.trials != 0 ? o.trials : 10) : 0;
+  return spec;
+}
+
 }  // namespace
 
 int run_simulate(const SimulateOptions& o) {
@@ -85,10 +179,7 @@ int run_simulate(const SimulateOptions& o) {
   if (!o.output.empty() && !truth_path.empty() && same_file(o.output, truth_path))
     throw usage_error("--output and --truth name the same file '" + o.output + "'");
 
-  data::SimulationSpec spec;
-  spec.rows = o.rows;
-  spec.features = o.features;
-  spec.seed = static_cast<std::uint64_t>(o.seed);
+  const data::SimulationSpec spec = simulation_spec(o);
 
   // Both files are created before any work, so an output that cannot be made fails at once,
   // and neither replaces its target until both are complete.
@@ -97,7 +188,7 @@ int run_simulate(const SimulateOptions& o) {
   if (!truth_path.empty()) truth_file = std::make_unique<AtomicFileWriter>(truth_path);
 
   if (truth_file)
-    truth_file->write(data::true_coefficients_csv(data::simulated_coefficients(spec.seed, spec.features)));
+    truth_file->write(data::true_values_csv(spec, data::simulated_coefficients(spec.seed, spec.features)));
   const data::TextSink sink = data_file ? data::TextSink([&](std::string_view t) { data_file->write(t); })
                                         : data::TextSink(write_stdout);
   data::write_simulated_csv(spec, resolve_threads(o.threads), sink);

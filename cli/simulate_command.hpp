@@ -1,8 +1,12 @@
 #pragma once
-// bayes-vi simulate --rows N --features D --seed S [--output FILE] [--truth FILE] [--threads N]:
-// a synthetic logistic-regression dataset (models/data/simulate.hpp) as CSV, on stdout or in
-// FILE, and its true coefficients in TRUTH (by default FILE with .csv replaced by .truth.csv).
+// bayes-vi simulate --rows N --features D --seed S [--likelihood NAME] [--intercept A]
+//                   [--sigma S | --phi P | --shape K] [--trials T] [--output FILE] [--truth FILE]
+//                   [--threads N]:
+// a synthetic regression dataset (models/data/simulate.hpp), logistic by default, as CSV, on
+// stdout or in FILE, and its true values in TRUTH (by default FILE with .csv replaced by
+// .truth.csv).
 #include <CLI/CLI.hpp>
+#include <limits>
 #include <string>
 
 namespace bvi::cli {
@@ -14,6 +18,13 @@ struct SimulateOptions {
   std::string output;  // empty: stdout
   std::string truth;   // empty: derived from output, or not written when output is stdout
   int threads = 0;
+  std::string likelihood = "bernoulli_logit";
+  // NaN: not given (no intercept; the likelihood's default parameter).
+  double intercept = std::numeric_limits<double>::quiet_NaN();
+  double sigma = std::numeric_limits<double>::quiet_NaN();
+  double phi = std::numeric_limits<double>::quiet_NaN();
+  double shape = std::numeric_limits<double>::quiet_NaN();
+  long long trials = 0;  // 0: not given (10 for binomial_logit)
 };
 
 CLI::App* setup_simulate(CLI::App& app, SimulateOptions& options);

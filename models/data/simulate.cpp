@@ -1,10 +1,12 @@
 #include "models/data/simulate.hpp"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
+#include "common/error.hpp"
 #include "inference/rng/normal_stream.hpp"
-#include "inference/rng/uniform_stream.hpp"
+#include "models/data/random_variates.hpp"
 
 namespace bvi::data {
 
@@ -12,12 +14,87 @@ namespace {
 
 // The steps of rng::Purpose::simulation: one stream per kind of number, so adding rows or
 // features never shifts the others. Within a step the draw is the row (0 for beta) and the
-// coordinate the column.
+// coordinate the column; the response's uniforms are RowUniforms of kResponseStep.
 constexpr std::uint64_t kCoefficientStep = 0;
 constexpr std::uint64_t kFeatureStep = 1;
 constexpr std::uint64_t kResponseStep = 2;
 
+enum class Family {
+  bernoulli_logit,
+  bernoulli_probit,
+  binomial_logit,
+  poisson_log,
+  negative_binomial_log,
+  normal,
+  lognormal,
+  gamma_log,
+  beta_logit
+};
+
+Family family_of(const std::string& name) {
+  const std::vector<std::string>& all = simulated_likelihoods();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i] == name) return static_cast<Family>(i);
+  throw std::invalid_argument("simulate: unknown likelihood '" + name + "'");
+}
+
+double sigmoid(double eta) {
+  return 1.0 / (1.0 + std::exp(-eta));
+}
+
+// The smallest normal double or the largest double below 1: a beta draw that rounds to 0 or 1 (shapes far
+// below 1) is not a response beta_logit can take.
+double inside_unit(double y) {
+  if (y <= 0) return std::numeric_limits<double>::min();
+  if (y >= 1) return std::nextafter(1.0, 0.0);
+  return y;
+}
+
 }  // namespace
+
+const std::vector<std::string>& simulated_likelihoods() {
+  static const std::vector<std::string> all{
+      "bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "negative_binomial_log",
+      "normal",          "lognormal",        "gamma_log",      "beta_logit"};
+  return all;
+}
+
+std::string simulated_parameter_name(const std::string& likelihood) {
+  switch (family_of(likelihood)) {
+    case Family::normal:
+    case Family::lognormal:
+      return "sigma";
+    case Family::negative_binomial_log:
+    case Family::beta_logit:
+      return "phi";
+    case Family::gamma_log:
+      return "shape";
+    default:
+      return "";
+  }
+}
+
+float default_simulated_parameter(const std::string& likelihood) {
+  switch (family_of(likelihood)) {
+    case Family::normal:
+    case Family::lognormal:
+      return 1.0f;
+    case Family::negative_binomial_log:
+      return 2.0f;
+    case Family::beta_logit:
+      return 10.0f;
+    case Family::gamma_log:
+      return 2.0f;
+    default:
+      return 0.0f;
+  }
+}
+
+bool simulated_response_is_integer(const std::string& likelihood) {
+  const Family f = family_of(likelihood);
+  return f == Family::bernoulli_logit || f == Family::bernoulli_probit || f == Family::binomial_logit ||
+         f == Family::poisson_log || f == Family::negative_binomial_log;
+}
 
 std::vector<float> simulated_coefficients(std::uint64_t seed, int features) {
   if (features < 1) throw std::invalid_argument("simulated_coefficients: features must be >= 1");
@@ -35,23 +112,72 @@ void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, 
     throw std::invalid_argument("simulate_block: beta must have one entry per feature");
   if (first_row < 0 || rows < 0 || rows > spec.rows - first_row)
     throw std::invalid_argument("simulate_block: rows outside the dataset");
+  const Family family = family_of(spec.likelihood);
+  const double theta = spec.parameter;
+  if (!simulated_parameter_name(spec.likelihood).empty() && !(theta > 0 && std::isfinite(theta)))
+    throw std::invalid_argument("simulate_block: the likelihood's parameter must be positive");
+  if (family == Family::binomial_logit && spec.trials < 1)
+    throw std::invalid_argument("simulate_block: trials must be >= 1");
 
   block.normals.resize(rows, D);
-  block.uniforms.resize(rows, 1);
   const auto first = static_cast<std::uint64_t>(first_row);
   rng::standard_normal(spec.seed, rng::Purpose::simulation, kFeatureStep, 0, first, block.normals);
-  rng::standard_uniform(spec.seed, rng::Purpose::simulation, kResponseStep, 0, first, block.uniforms);
   block.x = block.normals.cast<float>();
   block.y.resize(static_cast<std::size_t>(rows));
+  const double alpha = spec.intercept ? static_cast<double>(spec.alpha) : 0.0;
   for (Eigen::Index n = 0; n < rows; ++n) {
     // A plain loop, not Eigen's dot: its vectorized sum may split the terms differently with
     // the data's alignment, and y must not depend on where a block happens to sit in memory.
     const float* xn = block.x.row(n).data();
     double eta = 0.0;
     for (Eigen::Index j = 0; j < D; ++j) eta += static_cast<double>(xn[j]) * static_cast<double>(beta[j]);
-    // P(y = 1) = P(u < sigmoid(eta)) = sigmoid(eta) for u uniform on (0, 1].
-    const double p = 1.0 / (1.0 + std::exp(-eta));
-    block.y[static_cast<std::size_t>(n)] = block.uniforms(n, 0) < p ? 1 : 0;
+    eta += alpha;
+    RowUniforms u(spec.seed, kResponseStep, first + static_cast<std::uint64_t>(n));
+    double y = 0;
+    switch (family) {
+      // P(y = 1) = P(u < p) = p for u uniform on (0, 1].
+      case Family::bernoulli_logit:
+        y = u() < sigmoid(eta) ? 1 : 0;
+        break;
+      case Family::bernoulli_probit:
+        y = u() < 0.5 * std::erfc(-eta / std::sqrt(2.0)) ? 1 : 0;
+        break;
+      case Family::binomial_logit:
+        y = static_cast<double>(binomial_variate(spec.trials, sigmoid(eta), u));
+        break;
+      case Family::poisson_log:
+      case Family::negative_binomial_log: {
+        const double mu = std::exp(eta);
+        if (!(mu <= kMaxPoissonMean))
+          throw usage_error("row " + std::to_string(first_row + n + 1) + " has a mean count exp(" +
+                            std::to_string(eta) + ") past 1e15; use fewer features or a smaller intercept");
+        y = static_cast<double>(family == Family::poisson_log ? poisson_variate(mu, u)
+                                                              : negative_binomial_variate(mu, theta, u));
+        break;
+      }
+      case Family::normal:
+        y = eta + theta * normal_variate(u);
+        break;
+      case Family::lognormal:
+        y = std::exp(eta + theta * normal_variate(u));
+        break;
+      case Family::gamma_log:
+        // Gamma(shape, rate shape / mu) = (mu / shape) Gamma(shape, 1).
+        y = std::exp(log_gamma_variate(theta, u) + eta - std::log(theta));
+        if (y == 0) y = std::numeric_limits<double>::min();
+        break;
+      case Family::beta_logit: {
+        // 1 - sigmoid(eta) = sigmoid(-eta), without the cancellation near 1.
+        const double a = sigmoid(eta) * theta, b = sigmoid(-eta) * theta;
+        y = inside_unit(a > 0 && b > 0 ? beta_variate(a, b, u) : a > 0 ? 1.0 : 0.0);
+        break;
+      }
+    }
+    if (!std::isfinite(y))
+      throw usage_error("row " + std::to_string(first_row + n + 1) +
+                        " has a response past the doubles (eta = " + std::to_string(eta) +
+                        "); use fewer features or a smaller intercept");
+    block.y[static_cast<std::size_t>(n)] = y;
   }
 }
 

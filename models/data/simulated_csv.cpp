@@ -16,6 +16,9 @@ namespace {
 
 // The longest shortest-round-trip float: sign, 9 digits, point and exponent, "-1.17549435e-38".
 constexpr std::size_t kMaxFloatChars = 15;
+// The longest response or trials field: a shortest-round-trip double ("-2.2250738585072014e-308")
+// or a 64-bit integer.
+constexpr std::size_t kMaxTailChars = 2 * 25;
 
 // About 32k numbers a block (256 KB of doubles in flight, some 350 KB of text): small enough to
 // stay in cache, large enough that handing a block over costs nothing next to making it.
@@ -31,18 +34,21 @@ char* put_float(char* p, char* end, float v) {
 
 }  // namespace
 
-std::string simulated_csv_header(int features) {
+std::string simulated_csv_header(const SimulationSpec& spec) {
   std::string h;
-  for (int j = 1; j <= features; ++j) h += "x" + std::to_string(j) + ",";
+  for (int j = 1; j <= spec.features; ++j) h += "x" + std::to_string(j) + ",";
+  if (spec.likelihood == "binomial_logit") h += "trials,";
   return h + "y\n";
 }
 
-void append_csv_rows(const SimulatedBlock& block, std::string& text) {
+void append_csv_rows(const SimulationSpec& spec, const SimulatedBlock& block, std::string& text) {
+  const bool integer = simulated_response_is_integer(spec.likelihood);
+  const bool trials = spec.likelihood == "binomial_logit";
   const Eigen::Index rows = block.x.rows(), D = block.x.cols();
   const std::size_t start = text.size();
   // Sized for the longest numbers, written in place, then cut to what was written.
-  text.resize(start +
-              static_cast<std::size_t>(rows) * (static_cast<std::size_t>(D) * (kMaxFloatChars + 1) + 2));
+  text.resize(start + static_cast<std::size_t>(rows) *
+                          (static_cast<std::size_t>(D) * (kMaxFloatChars + 1) + kMaxTailChars + 3));
   char* p = text.data() + start;
   char* const end = text.data() + text.size();
   for (Eigen::Index n = 0; n < rows; ++n) {
@@ -51,18 +57,37 @@ void append_csv_rows(const SimulatedBlock& block, std::string& text) {
       p = put_float(p, end, xn[j]);
       *p++ = ',';
     }
-    *p++ = block.y[static_cast<std::size_t>(n)] ? '1' : '0';
+    if (trials) {
+      p = std::to_chars(p, end, spec.trials).ptr;
+      *p++ = ',';
+    }
+    const double y = block.y[static_cast<std::size_t>(n)];
+    const std::to_chars_result r =
+        integer ? std::to_chars(p, end, static_cast<std::int64_t>(y)) : std::to_chars(p, end, y);
+    if (r.ec != std::errc()) throw std::logic_error("simulated_csv: number buffer too small");
+    p = r.ptr;
     *p++ = '\n';
   }
   text.resize(static_cast<std::size_t>(p - text.data()));
 }
 
-std::string true_coefficients_csv(const std::vector<float>& beta) {
+std::string true_values_csv(const SimulationSpec& spec, const std::vector<float>& beta) {
   std::string text = "name,true_value\n";
   char buf[kMaxFloatChars + 1];
+  if (spec.intercept) {
+    text += "alpha,";
+    text.append(buf, put_float(buf, buf + sizeof buf, spec.alpha));
+    text += '\n';
+  }
   for (std::size_t j = 0; j < beta.size(); ++j) {
     text += "beta." + std::to_string(j + 1) + ",";
     text.append(buf, put_float(buf, buf + sizeof buf, beta[j]));
+    text += '\n';
+  }
+  const std::string own = simulated_parameter_name(spec.likelihood);
+  if (!own.empty()) {
+    text += own + ",";
+    text.append(buf, put_float(buf, buf + sizeof buf, spec.parameter));
     text += '\n';
   }
   return text;
@@ -72,9 +97,12 @@ void write_simulated_csv(const SimulationSpec& spec, int threads, const TextSink
   if (spec.rows < 1 || spec.features < 1)
     throw std::invalid_argument("write_simulated_csv: rows and features must be >= 1");
   const std::vector<float> beta = simulated_coefficients(spec.seed, spec.features);
-  sink(simulated_csv_header(spec.features));
+  sink(simulated_csv_header(spec));
 
-  const Eigen::Index block_rows = rows_per_block(spec.features);
+  // Binomial rows draw one uniform a trial: count them with the features.
+  const std::int64_t trial_cost = spec.likelihood == "binomial_logit" ? spec.trials / 4 : 0;
+  const Eigen::Index block_rows =
+      rows_per_block(static_cast<int>(std::min<std::int64_t>(spec.features + trial_cost, 1 << 15)));
   const std::int64_t n_blocks = (spec.rows + block_rows - 1) / block_rows;
   const int nt = static_cast<int>(std::clamp<std::int64_t>(threads, 1, n_blocks));
   std::exception_ptr error;
@@ -98,7 +126,7 @@ void write_simulated_csv(const SimulationSpec& spec, int threads, const TextSink
           const std::int64_t first = b * block_rows;
           simulate_block(spec, beta, first, std::min<std::int64_t>(block_rows, spec.rows - first), block);
           text.clear();
-          append_csv_rows(block, text);
+          append_csv_rows(spec, block, text);
         } catch (...) {
           block_error = std::current_exception();
         }
