@@ -8,6 +8,7 @@
 
 #include "inference/rng/normal_stream.hpp"
 #include "inference/rng/uniform_stream.hpp"
+#include "models/data/random_variates.hpp"
 #include "models/draw_predictors.hpp"
 
 namespace bvi::models {
@@ -44,40 +45,11 @@ struct CountPmf {
   }
 };
 
-// Candidate pairs (normal, uniform) per Philox request of Marsaglia and Tsang's method; each is
-// accepted with probability above 0.95, so a second request is all but never needed.
-constexpr Eigen::Index kGammaCandidates = 8;
-
 double replicate_sigmoid(double z) {
   return z >= 0 ? 1.0 / (1.0 + std::exp(-z)) : std::exp(z) / (1.0 + std::exp(z));
 }
 
 }  // namespace
-
-double log_standard_gamma(double shape, std::uint64_t seed, std::uint64_t step, std::uint64_t key, int stream) {
-  if (!(shape > 0) || !std::isfinite(shape))
-    throw std::domain_error("a gamma variate of shape " + std::to_string(shape));
-  // Shape below 1: G_a = G_{a+1} U^(1/a), in logs (U^(1/a) underflows for small a).
-  const double a = shape < 1 ? shape + 1 : shape;
-  const double d = a - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
-  Eigen::Matrix<double, 1, kGammaCandidates> z;
-  Eigen::Matrix<double, 1, kGammaCandidates + 1> u;
-  for (std::uint64_t round = 0;; ++round) {
-    // Attempt 0 is the single-value families' draw; the gamma's use 1, 2, ... two per stream and round.
-    const std::uint64_t attempt = 1 + 2 * (2 * round + static_cast<std::uint64_t>(stream));
-    rng::standard_normal(seed, rng::Purpose::replicates, step, attempt, key, z);
-    rng::standard_uniform(seed, rng::Purpose::replicates, step, attempt + 1, key, u);
-    for (Eigen::Index j = 0; j < kGammaCandidates; ++j) {
-      const double t = 1.0 + c * z(j);
-      if (t <= 0) continue;
-      const double v = t * t * t;
-      if (std::log(u(j)) < 0.5 * z(j) * z(j) + d - d * v + d * std::log(v)) {
-        const double log_g = std::log(d * v);
-        return shape < 1 ? log_g + std::log(u(kGammaCandidates)) / shape : log_g;
-      }
-    }
-  }
-}
 
 double count_quantile(const PredictFamily& family, double eta, double trials, double scale, double u) {
   CountPmf pmf{family.kind()};
@@ -184,14 +156,12 @@ Eigen::MatrixXd replicate_rows(const FitResult& full_fit, const PredictRows& ful
           for (Eigen::Index r = 0; r < R; ++r) {
             const auto step = static_cast<std::uint64_t>(r);
             const double e = eta(r, i) + off, scale = predictors.scale[r];
-            if (gamma) {  // mean exp(eta), shape `scale`: exp(eta) / shape G_shape
-              out(r, row) = std::exp(e - std::log(scale) + log_standard_gamma(scale, seed, step, key, 0));
-              continue;
-            }
-            if (beta) {  // mean mu = expit(eta), precision phi: Beta(mu phi, (1 - mu) phi)
-              const double ga = log_standard_gamma(scale * replicate_sigmoid(e), seed, step, key, 0);
-              const double gb = log_standard_gamma(scale * replicate_sigmoid(-e), seed, step, key, 1);
-              out(r, row) = replicate_sigmoid(ga - gb);  // G_a / (G_a + G_b)
+            if (gamma || beta) {
+              data::RowUniforms uniforms(seed, step, key, rng::Purpose::replicates, 1);
+              if (gamma)  // mean exp(eta), shape `scale`: exp(eta) / shape G_shape
+                out(r, row) = std::exp(e - std::log(scale) + data::log_gamma_variate(scale, uniforms));
+              else  // mean mu = expit(eta), precision phi: Beta(mu phi, (1 - mu) phi)
+                out(r, row) = data::beta_variate(scale * replicate_sigmoid(e), scale * replicate_sigmoid(-e), uniforms);
               continue;
             }
             if (normal)

@@ -10,9 +10,8 @@
 //   F(k) >= u, F summed over the pmf from its mode outward (the ratios p(k+1)/p(k) of each
 //   family) until the terms fall below 1e-18 of the mode's, which covers all but ~1e-17 of the mass.
 // lognormal: exp(eta + sigma z). gamma_log and beta_logit have no closed-form quantile: their
-// gamma variates come from Marsaglia and Tsang's method (2000) on further Philox values of the same
-// key (attempts 1, 2, ...: a block of candidate pairs at a time until one is accepted), and the
-// beta's from two gammas, Beta(a, b) = G_a / (G_a + G_b).
+// variates are simulate's (models/data/random_variates.hpp: Marsaglia and Tsang's gamma, the beta
+// from two gammas) on further Philox values of the same key, attempts 1, 2, ...
 #include <Eigen/Core>
 #include <cstdint>
 
@@ -27,10 +26,6 @@ namespace bvi::models {
 // Throws std::domain_error when the expected count is not finite or above 1e9 (a window of the
 // pmf that large is not walked).
 double replicate_value(const PredictFamily& family, double eta, double trials, double scale, double u);
-
-// log of a Gamma(shape, 1) variate for replicate `step` of record `key`; `stream` tells apart the
-// independent variates one value needs (the beta's two). Exposed for its unit test.
-double log_standard_gamma(double shape, std::uint64_t seed, std::uint64_t step, std::uint64_t key, int stream);
 
 // The smallest k >= 0 (<= n for binomial) with F(k) >= u for the counts of `family`; exposed for
 // the unit test of the inverse CDF against scipy's ppf.

@@ -21,16 +21,19 @@
 namespace bvi::data {
 
 // An unbounded sequence of uniforms on (0, 1] for one row: uniform k is coordinate k % 4 of
-// attempt k / 4 of draw `row` of (seed, Purpose::simulation, step), so uniform 0 is the one the
-// logistic response has always used.
+// attempt first_attempt + k / 4 of draw `row` of (seed, purpose, step), so simulate's uniform 0 is
+// the one the logistic response has always used (predict's replicates start at attempt 1: attempt 0
+// is their single-value families' draw).
 class RowUniforms {
  public:
-  RowUniforms(std::uint64_t seed, std::uint64_t step, std::uint64_t row)
-      : seed_(seed), step_(step), row_(row) {}
+  RowUniforms(std::uint64_t seed, std::uint64_t step, std::uint64_t row,
+              rng::Purpose purpose = rng::Purpose::simulation, std::uint64_t first_attempt = 0)
+      : seed_(seed), step_(step), row_(row), first_attempt_(first_attempt), purpose_(purpose) {}
   double operator()();
 
  private:
-  std::uint64_t seed_, step_, row_;
+  std::uint64_t seed_, step_, row_, first_attempt_;
+  rng::Purpose purpose_;
   std::uint64_t next_ = 0;  // index of the next uniform
   double quad_[4] = {0, 0, 0, 0};
 };
