@@ -142,11 +142,13 @@ TEST_CASE("gamma: Gamma(a, 1) has mean and variance a, both branches; KS at a = 
 }
 
 TEST_CASE("beta: Beta(a, b) moments; KS at (2, 3)") {
-  for (auto [a, b] : {std::pair{0.2, 0.5}, std::pair{5.0, 1.5}, std::pair{40.0, 60.0}}) {
+  // Plain variables, not structured bindings: CAPTURE's lambda cannot capture those in C++17 (clang).
+  for (const auto& ab : {std::pair{0.2, 0.5}, std::pair{5.0, 1.5}, std::pair{40.0, 60.0}}) {
+    const double a = ab.first, b = ab.second;
     CAPTURE(a);
     CAPTURE(b);
     const double s = a + b;
-    const auto x = draws(50000, 6, [a = a, b = b](RowUniforms& u) { return beta_variate(a, b, u); });
+    const auto x = draws(50000, 6, [a, b](RowUniforms& u) { return beta_variate(a, b, u); });
     check_moments(x, a / s, a * b / (s * s * (s + 1)));
   }
   // Beta(2, 3): pdf 12 x (1 - x)^2, F(x) = 6 x^2 - 8 x^3 + 3 x^4.
@@ -171,12 +173,13 @@ TEST_CASE("poisson: mean = variance = mu on both sides of the switch at 10; chi-
 }
 
 TEST_CASE("negative binomial: NB2 mean mu, variance mu + mu^2 / phi; chi-square") {
-  for (auto [mu, phi] : {std::pair{3.0, 2.0}, std::pair{50.0, 0.5}, std::pair{0.3, 20.0}}) {
+  for (const auto& mp : {std::pair{3.0, 2.0}, std::pair{50.0, 0.5}, std::pair{0.3, 20.0}}) {
+    const double mu = mp.first, phi = mp.second;
     CAPTURE(mu);
     CAPTURE(phi);
     check_moments(
         draws(50000, 10,
-              [mu = mu, phi = phi](RowUniforms& u) { return double(negative_binomial_variate(mu, phi, u)); }),
+              [mu, phi](RowUniforms& u) { return double(negative_binomial_variate(mu, phi, u)); }),
         mu, mu + mu * mu / phi);
   }
   // pmf Gamma(k + phi) / (Gamma(phi) k!) (phi / (phi + mu))^phi (mu / (phi + mu))^k.
