@@ -155,10 +155,12 @@ GeneralizedPareto fit_generalized_pareto_workspace(Eigen::VectorXd& x, bool weak
 // `keep` passes the cut, and the selection on the smaller set picks the same draws in the same
 // order). The cut's pass is branch-free; the selection over all S draws it replaces
 // mispredicted half its comparisons (loo calls this once per data row).
-void select_top(const Eigen::Ref<const Eigen::VectorXd>& lr, std::size_t keep,
-                std::vector<std::pair<double, Index>>& pairs, std::vector<double>& v) {
+// Returns how many of `pairs` were filled; `pairs` keeps S entries (growing it back from the
+// previous row's count would zero it again, every row).
+std::size_t select_top(const Eigen::Ref<const Eigen::VectorXd>& lr, std::size_t keep,
+                       std::vector<std::pair<double, Index>>& pairs, std::vector<double>& v) {
   const auto S = static_cast<std::size_t>(lr.size());
-  pairs.resize(S);
+  if (pairs.size() < S) pairs.resize(S);
   const std::size_t stride = 4, sample = S / stride;
   // About twice the expected share of the top in the sample, so the cut rarely keeps too few.
   const std::size_t above = 2 * keep / stride + 1;
@@ -174,19 +176,21 @@ void select_top(const Eigen::Ref<const Eigen::VectorXd>& lr, std::size_t keep,
       pairs[n] = {x, static_cast<Index>(s)};
       n += x >= c ? 1 : 0;
     }
-    if (n >= keep) {
-      pairs.resize(n);
-      return;
-    }
+    if (n >= keep) return n;
   }
   for (std::size_t s = 0; s < S; ++s) pairs[s] = {lr[static_cast<Index>(s)], static_cast<Index>(s)};
+  return S;
 }
 
 TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr, PsisWorkspace& ws) {
   TailAnalysis t;
   const Index S = lr.size();
-  // NaN or +inf anywhere (vectorized: x != x is NaN).
-  if (S > 0 && ((lr.array() != lr.array()) || (lr.array() == kInf)).any()) return t;  // non_finite_ratio
+  // NaN or +inf anywhere. The sum is NaN or +inf if one is (-inf alone gives -inf), and a
+  // vectorized sum costs less than the element-by-element test, made only when the sum is not finite.
+  const double sum = lr.sum();
+  if (!std::isfinite(sum) && sum != -kInf)
+    for (Index s = 0; s < S; ++s)
+      if (std::isnan(lr[s]) || lr[s] == kInf) return t;  // non_finite_ratio
 
   t.fit.status = ParetoStatus::too_few_tail_draws;
   const Index M = psis_tail_length(S);
@@ -202,10 +206,10 @@ TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr, PsisWorks
     // On (ratio, draw) pairs: contiguous values compare faster than indices into lr.
     std::vector<std::pair<double, Index>>& pairs = ws.pairs;
     const std::size_t keep = static_cast<std::size_t>(M + 1);
-    select_top(lr, keep, pairs, ws.sample);
-    const auto threshold = pairs.end() - static_cast<std::ptrdiff_t>(keep);
-    std::nth_element(pairs.begin(), threshold, pairs.end());  // pair's < : by ratio, ties by draw
-    std::sort(threshold, pairs.end());
+    const auto end = pairs.begin() + static_cast<std::ptrdiff_t>(select_top(lr, keep, pairs, ws.sample));
+    const auto threshold = end - static_cast<std::ptrdiff_t>(keep);
+    std::nth_element(pairs.begin(), threshold, end);  // pair's < : by ratio, ties by draw
+    std::sort(threshold, end);
     ws.top.resize(keep);
     for (std::size_t j = 0; j < keep; ++j) ws.top[j] = threshold[static_cast<std::ptrdiff_t>(j)].second;
   }
