@@ -46,12 +46,6 @@ double log_sum_exp(const Eigen::Ref<const Eigen::VectorXd>& v) {
   return m + std::log((v.array() - m).exp().sum());
 }
 
-// log(e^a + e^b), for a finite and any b.
-double log_add_exp(double a, double b) {
-  if (b == -kInf) return a;
-  return std::max(a, b) + std::log1p(std::exp(-std::abs(a - b)));
-}
-
 // k(theta) = mean_i log1p(-theta x_i), the maximum likelihood k given theta = -k / sigma
 // (Zhang & Stephens 2009, Sec. 2, whose k is the negative of loo's and ours).
 double profile_k(double theta, const Eigen::VectorXd& x) {
@@ -346,7 +340,7 @@ Eigen::VectorXd psis_log_weights(const Eigen::Ref<const Eigen::VectorXd>& log_ra
       q = q * sigma / k;
     }
     // log(u + q) = log(e^lt + q) with u = e^lt <= 1 and q >= 0: no overflow, and the absolute
-    // error of a log weight (what exp() of it feels) is an ulp or two, as log_add_exp's.
+    // error of a log weight (what exp() of it feels) is an ulp or two, as log1p-based log-add-exp.
     Eigen::ArrayXd& smoothed = ws.smoothed;
     smoothed = (std::exp(t.log_threshold) + q).log().min(0.0);
     // Tied raw ratios share the mean of their smoothed weights. Averages over consecutive runs of
