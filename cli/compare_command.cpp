@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <sstream>
 
 #include "cli/common_options.hpp"
@@ -14,6 +15,7 @@
 #include "cli/loo_run.hpp"
 #include "common/error.hpp"
 #include "common/read_file.hpp"
+#include "inference/diagnostics/loo.hpp"
 #include "inference/diagnostics/loo_compare.hpp"
 #include "models/data/parse_number.hpp"
 
@@ -51,7 +53,13 @@ struct CompareModel {
   double elpd_loo = 0, se_elpd_loo = 0, p_loo = 0, se_p_loo = 0, looic = 0, se_looic = 0;
   std::string response_hash;
   std::vector<long> rows;  // the data rows (1-based records), in order
-  Eigen::VectorXd elpd;    // pointwise elpd_loo
+  Eigen::VectorXd elpd;    // pointwise elpd_loo (NaN where a subsampled loo did not sample)
+  // A subsampled loo (loo --subsample): every row's approximation, which rows were sampled, and
+  // the subsampling se of its estimates.
+  bool subsampled = false;
+  Eigen::VectorXd approx;
+  std::vector<char> sampled;
+  double sub_se_elpd_loo = 0, sub_se_p_loo = 0, sub_se_looic = 0;
 };
 
 double json_number(const CompareJson& d, const char* key, const std::string& where) {
@@ -62,34 +70,59 @@ double json_number(const CompareJson& d, const char* key, const std::string& whe
 }
 
 // The pointwise CSV loo --pointwise writes: row,elpd_loo,... (elpd_loo is all compare needs), or
-// kfold's DIR/pointwise.csv: row,elpd_kfold,...
+// kfold's DIR/pointwise.csv: row,elpd_kfold,...; or loo --subsample's
+// row,elpd_loo_approx,subsampled,elpd_loo,... (NA where not sampled).
 void read_pointwise(const std::string& path, CompareModel& m) {
   const std::string text = read_text_file(path);
   std::istringstream in(text);
   std::string line;
   long number = 0;
-  std::vector<double> elpd;
+  std::vector<double> elpd, approx;
+  bool sub = false;
   while (std::getline(in, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (number == 1) {
-      if (line.rfind("row,elpd_loo,", 0) != 0 && line.rfind("row,elpd_kfold,", 0) != 0)
+      sub = line.rfind("row,elpd_loo_approx,subsampled,elpd_loo,", 0) == 0;
+      if (!sub && line.rfind("row,elpd_loo,", 0) != 0 && line.rfind("row,elpd_kfold,", 0) != 0)
         throw data_error(file_line(path, 1),
                          "not a loo pointwise file (expected the header row,elpd_loo,...)");
+      if (sub != m.subsampled)
+        throw data_error(file_line(path, 1), sub ? "is a subsampled loo's pointwise file, its document is not"
+                                                 : "is not the pointwise file of a subsampled loo");
       continue;
     }
     if (line.empty()) continue;
-    const auto c1 = line.find(','), c2 = line.find(',', c1 == std::string::npos ? c1 : c1 + 1);
-    double row = 0, v = 0;
-    if (c1 == std::string::npos || c2 == std::string::npos ||
-        bvi::data::parse_number(line.substr(0, c1), row) != bvi::data::NumberStatus::ok ||
-        bvi::data::parse_number(line.substr(c1 + 1, c2 - c1 - 1), v) != bvi::data::NumberStatus::ok ||
-        row < 1 || row != std::floor(row))
-      throw data_error(file_line(path, number), "expected a row number and a finite elpd_loo");
+    std::vector<std::string> f;
+    for (std::size_t a = 0, b = 0; f.size() < (sub ? 4u : 2u); a = b + 1) {
+      b = line.find(',', a);
+      f.push_back(line.substr(a, b == std::string::npos ? std::string::npos : b - a));
+      if (b == std::string::npos) break;
+    }
+    double row = 0, v = 0, a = 0;
+    const auto number_ok = [](const std::string& t, double& x) {
+      return bvi::data::parse_number(t, x) == bvi::data::NumberStatus::ok;
+    };
+    bool ok = f.size() == (sub ? 4u : 2u) && number_ok(f[0], row) && row >= 1 && row == std::floor(row);
+    bool sampled = true;
+    if (ok && sub) {
+      sampled = f[2] == "1";
+      ok = number_ok(f[1], a) && (f[2] == "0" || f[2] == "1") && (sampled ? number_ok(f[3], v) : f[3] == "NA");
+      if (!sampled) v = std::numeric_limits<double>::quiet_NaN();
+    } else if (ok) {
+      ok = number_ok(f[1], v);
+    }
+    if (!ok)
+      throw data_error(file_line(path, number), sub ? "expected a row number, a finite elpd_loo_approx, 0 or 1, "
+                                                      "and a finite elpd_loo (NA when not sampled)"
+                                                    : "expected a row number and a finite elpd_loo");
     m.rows.push_back(static_cast<long>(row));
     elpd.push_back(v);
+    approx.push_back(a);
+    m.sampled.push_back(sampled ? 1 : 0);
   }
   m.elpd = Eigen::Map<const Eigen::VectorXd>(elpd.data(), static_cast<Eigen::Index>(elpd.size()));
+  if (sub) m.approx = Eigen::Map<const Eigen::VectorXd>(approx.data(), static_cast<Eigen::Index>(approx.size()));
 }
 
 CompareModel model_from_document(const std::string& path) {
@@ -112,6 +145,12 @@ CompareModel model_from_document(const std::string& path) {
   m.looic = json_number(d, kfold ? "kfoldic" : "looic", path);
   m.se_looic = json_number(d, kfold ? "se_kfoldic" : "se_looic", path);
   const double rows = json_number(d, "rows", path);
+  m.subsampled = d.contains("subsample") && d.at("subsample").is_object();
+  if (m.subsampled) {
+    m.sub_se_elpd_loo = json_number(d, "subsampling_se_elpd_loo", path);
+    m.sub_se_p_loo = json_number(d, "subsampling_se_p_loo", path);
+    m.sub_se_looic = json_number(d, "subsampling_se_looic", path);
+  }
   if (d.contains("response_hash") && d.at("response_hash").is_string())
     m.response_hash = d.at("response_hash");
   if (!d.contains("pointwise_file") || !d.at("pointwise_file").is_string())
@@ -198,17 +237,82 @@ int run_compare(const CompareOptions& o) {
   }
   const auto K = static_cast<Eigen::Index>(models.size());
   const Eigen::Index N = first.elpd.size();
-  Eigen::MatrixXd elpd(N, K);
-  for (Eigen::Index k = 0; k < K; ++k) elpd.col(k) = models[static_cast<std::size_t>(k)].elpd;
-  const std::vector<diagnostics::ComparedModel> ranked = diagnostics::loo_compare(elpd);
+  bool any_sub = false;
+  for (const CompareModel& m : models) any_sub = any_sub || m.subsampled;
+  if (any_sub) {
+    for (const CompareModel& m : models)
+      if (!m.subsampled)
+        throw data_error(m.name, "is a full loo and the others are subsampled (loo --subsample): run loo on "
+                                 "every model with the same --subsample M --seed S, or on none");
+    if (o.weights == "stacking")
+      throw usage_error("--weights stacking needs every row's elpd_loo; subsampled loo documents have some");
+  }
+  struct Ranked {
+    Eigen::Index index = 0;
+    double elpd_diff = 0, se_diff = 0, sub_se_diff = 0;
+  };
+  std::vector<Ranked> ranked;
   Eigen::VectorXd weights;
-  if (o.weights == "stacking") weights = diagnostics::stacking_weights(elpd);
+  if (!any_sub) {
+    Eigen::MatrixXd elpd(N, K);
+    for (Eigen::Index k = 0; k < K; ++k) elpd.col(k) = models[static_cast<std::size_t>(k)].elpd;
+    for (const auto& r : diagnostics::loo_compare(elpd)) ranked.push_back({r.index, r.elpd_diff, r.se_diff, 0.0});
+    if (o.weights == "stacking") weights = diagnostics::stacking_weights(elpd);
+  } else {
+    // As loo_compare() does for psis_loo_ss objects: best first by the estimated elpd_loo (ties in
+    // argument order); against the best, on the same sampled rows, the difference estimator on
+    // the paired differences (approximations of every row, elpd_loo of the sampled ones); on
+    // different samples the naive difference with se added in quadrature, and a warning.
+    std::vector<Eigen::Index> order(static_cast<std::size_t>(K));
+    for (Eigen::Index k = 0; k < K; ++k) order[static_cast<std::size_t>(k)] = k;
+    std::stable_sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) {
+      return models[static_cast<std::size_t>(a)].elpd_loo > models[static_cast<std::size_t>(b)].elpd_loo;
+    });
+    const CompareModel& best = models[static_cast<std::size_t>(order[0])];
+    for (Eigen::Index k : order) {
+      const CompareModel& m = models[static_cast<std::size_t>(k)];
+      Ranked r;
+      r.index = k;
+      if (&m == &best) {
+        ranked.push_back(r);
+        continue;
+      }
+      if (m.sampled == best.sampled) {
+        diagnostics::LooSubsampleAccumulator acc;
+        for (Eigen::Index i = 0; i < N; ++i) {
+          const double a = m.approx[i] - best.approx[i];
+          acc.add_approximation(a);
+          if (m.sampled[static_cast<std::size_t>(i)]) {
+            diagnostics::LooPoint p;
+            p.elpd_loo = m.elpd[i] - best.elpd[i];
+            acc.add_sampled(a, p);
+          }
+        }
+        const diagnostics::LooSubsampleTotals t = acc.totals();
+        r.elpd_diff = t.elpd_loo.estimate;
+        r.se_diff = t.elpd_loo.se;
+        r.sub_se_diff = t.elpd_loo.subsampling_se;
+      } else {
+        cli_logger().warn(m.name + " and " + best.name +
+                          " were subsampled on different rows (another --subsample or --seed): the naive "
+                          "difference and se are used, as loo_compare does");
+        r.elpd_diff = m.elpd_loo - best.elpd_loo;
+        r.se_diff = std::hypot(m.se_elpd_loo, best.se_elpd_loo);
+        r.sub_se_diff = std::hypot(m.sub_se_elpd_loo, best.sub_se_elpd_loo);
+      }
+      ranked.push_back(r);
+    }
+  }
 
   CompareJson doc;
   CompareJson rows = CompareJson::array();
-  // The table: loo_compare's columns (print(..., simplify = FALSE)), one decimal as R prints.
+  // The table: loo_compare's columns (print(..., simplify = FALSE)), one decimal as R prints;
+  // subsampled loos add the subsampling se columns R's psis_loo_ss comparison prints.
   std::vector<std::string> header = {"",      "elpd_diff", "se_diff", "elpd_loo", "se_elpd_loo",
                                      "p_loo", "se_p_loo",  "looic",   "se_looic"};
+  if (any_sub)
+    header = {"",      "elpd_diff", "se_diff",  "subsampling_se_diff", "elpd_loo", "se_elpd_loo", "subsampling_se_elpd_loo",
+              "p_loo", "se_p_loo",  "looic",   "se_looic"};
   if (weights.size() > 0) header.push_back("weight");
   std::vector<std::vector<std::string>> cells = {header};
   for (const auto& r : ranked) {
@@ -217,15 +321,22 @@ int run_compare(const CompareOptions& o) {
     j["model"] = m.name;
     j["elpd_diff"] = r.elpd_diff;
     j["se_diff"] = r.se_diff;
+    if (any_sub) j["subsampling_se_diff"] = r.sub_se_diff;
     j["elpd_loo"] = m.elpd_loo;
     j["se_elpd_loo"] = m.se_elpd_loo;
+    if (any_sub) j["subsampling_se_elpd_loo"] = m.sub_se_elpd_loo;
     j["p_loo"] = m.p_loo;
     j["se_p_loo"] = m.se_p_loo;
+    if (any_sub) j["subsampling_se_p_loo"] = m.sub_se_p_loo;
     j["looic"] = m.looic;
     j["se_looic"] = m.se_looic;
-    std::vector<std::string> line = {
-        m.name,          fixed1(r.elpd_diff), fixed1(r.se_diff), fixed1(m.elpd_loo), fixed1(m.se_elpd_loo),
-        fixed1(m.p_loo), fixed1(m.se_p_loo),  fixed1(m.looic),   fixed1(m.se_looic)};
+    if (any_sub) j["subsampling_se_looic"] = m.sub_se_looic;
+    std::vector<std::string> line = {m.name, fixed1(r.elpd_diff), fixed1(r.se_diff)};
+    if (any_sub) line.push_back(fixed1(r.sub_se_diff));
+    line.push_back(fixed1(m.elpd_loo));
+    line.push_back(fixed1(m.se_elpd_loo));
+    if (any_sub) line.push_back(fixed1(m.sub_se_elpd_loo));
+    for (double v : {m.p_loo, m.se_p_loo, m.looic, m.se_looic}) line.push_back(fixed1(v));
     if (weights.size() > 0) {
       j["stacking_weight"] = weights[r.index];
       char w[32];
@@ -238,6 +349,7 @@ int run_compare(const CompareOptions& o) {
   doc["models"] = std::move(rows);
   doc["rows"] = N;
   doc["weights"] = weights.size() > 0 ? CompareJson("stacking") : CompareJson(nullptr);
+  doc["subsampled"] = any_sub;
 
   std::vector<std::size_t> width(header.size(), 0);
   for (const auto& line : cells)
@@ -249,6 +361,12 @@ int run_compare(const CompareOptions& o) {
       table += c == 0 ? line[c] + pad : " " + pad + line[c];  // names left, numbers right
     }
     table += '\n';
+  }
+  if (any_sub) {
+    long m = 0;
+    for (char c : first.sampled) m += c;
+    table += "subsampled loo (loo --subsample): elpd_loo by the difference estimator on " + std::to_string(m) +
+             " of " + std::to_string(N) + " rows\n";
   }
   const std::string out = o.format == "table" ? table : doc.dump(2) + "\n";
   if (o.format == "json") std::fputs(table.c_str(), stderr);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 
 #include "bvi_version.hpp"
 #include "cli/common_options.hpp"
@@ -37,6 +38,13 @@ CLI::App* setup_loo(CLI::App& app, LooOptions& o) {
                   "Write every row's elpd_loo, p_loo, looic and Pareto k as CSV to FILE (compare needs it)")
       ->check(non_empty_path())
       ->type_name("FILE");
+  cmd->add_option("--subsample", o.subsample,
+                  "Subsampling LOO for large data: PSIS-LOO on a simple random sample of M rows, the "
+                  "difference estimator around every row's log p(y_i | mean draw) (loo_subsample)")
+      ->type_name("M");
+  cmd->add_option("--seed", o.seed, "Seed of the subsample (default: the config's inference.seed)")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("S");
   add_threads_option(*cmd, o.threads);
   add_log_level_option(*cmd, o.log_level);
   return cmd;
@@ -62,15 +70,36 @@ std::string absolute_path(const std::string& p) {
 LooJson loo_document(const LooRun& run, const std::string& pointwise_file) {
   const auto& t = run.totals;
   LooJson d;
-  d["elpd_loo"] = loo_number(t.elpd_loo.estimate);
-  d["se_elpd_loo"] = loo_number(t.elpd_loo.se);
-  d["p_loo"] = loo_number(t.p_loo.estimate);
-  d["se_p_loo"] = loo_number(t.p_loo.se);
-  d["looic"] = loo_number(t.looic.estimate);
-  d["se_looic"] = loo_number(t.looic.se);
-  d["rows"] = t.rows;
-  d["draws"] = run.draws;
-  d["pareto_k_bands"] = {{"good", t.good}, {"bad", t.bad}, {"very_bad", t.very_bad}};
+  if (run.subsample > 0) {
+    // The difference estimator's totals, each with its subsampling se beside the usual one
+    // (loo_subsample's "subsampling SE" column).
+    const auto& ss = run.subsample_totals;
+    const std::pair<const char*, const diagnostics::LooSubsampleEstimate*> quantities[] = {
+        {"elpd_loo", &ss.elpd_loo}, {"p_loo", &ss.p_loo}, {"looic", &ss.looic}};
+    for (const auto& q : quantities) {
+      d[q.first] = loo_number(q.second->estimate);
+      d[std::string("se_") + q.first] = loo_number(q.second->se);
+      d[std::string("subsampling_se_") + q.first] = loo_number(q.second->subsampling_se);
+    }
+    d["rows"] = ss.rows;
+    d["draws"] = run.draws;
+    d["subsample"] = {{"rows", ss.sampled},
+                      {"requested", run.subsample},
+                      {"seed", run.subsample_seed},
+                      {"approximation", "plpd"},
+                      {"estimator", "diff_srs"}};
+    d["pareto_k_bands"] = {{"good", ss.good}, {"bad", ss.bad}, {"very_bad", ss.very_bad}};
+  } else {
+    d["elpd_loo"] = loo_number(t.elpd_loo.estimate);
+    d["se_elpd_loo"] = loo_number(t.elpd_loo.se);
+    d["p_loo"] = loo_number(t.p_loo.estimate);
+    d["se_p_loo"] = loo_number(t.p_loo.se);
+    d["looic"] = loo_number(t.looic.estimate);
+    d["se_looic"] = loo_number(t.looic.se);
+    d["rows"] = t.rows;
+    d["draws"] = run.draws;
+    d["pareto_k_bands"] = {{"good", t.good}, {"bad", t.bad}, {"very_bad", t.very_bad}};
+  }
   LooJson high = LooJson::array();
   for (const LooRowValue& v : run.high_k)
     high.push_back(
@@ -102,16 +131,28 @@ int run_loo(const LooOptions& o, reduce::Communicator& comm) {
   req.draws = o.draws;
   req.threads = resolve_threads(o.threads);
   req.pointwise = root && !o.pointwise.empty();
+  if (o.subsample) {
+    if (*o.subsample < 2)
+      throw usage_error("--subsample " + std::to_string(*o.subsample) +
+                        ": must be at least 2 rows (and at most the data's rows)");
+    req.subsample = *o.subsample;
+  }
+  if (o.seed) {
+    if (!o.subsample) throw usage_error("--seed chooses the rows of --subsample M; give --subsample too");
+    req.seed = static_cast<std::uint64_t>(*o.seed);
+  }
   const LooRun run = compute_loo(req, comm);
   if (!root) return 0;
   const std::string text = loo_document(run, o.pointwise).dump(2) + "\n";
   std::vector<std::pair<std::string, std::string>> files;
-  if (!o.pointwise.empty()) files.emplace_back(o.pointwise, loo_pointwise_csv(run.pointwise));
+  if (!o.pointwise.empty()) files.emplace_back(o.pointwise, loo_pointwise_csv(run.pointwise, run.subsample > 0));
   if (!o.output.empty()) files.emplace_back(o.output, text);
   if (!files.empty()) write_files_atomically(files);
-  const auto& t = run.totals;
-  if (t.bad + t.very_bad > 0)
-    cli_logger().warn(std::to_string(t.bad + t.very_bad) + " of " + std::to_string(t.rows) +
+  const std::int64_t high = run.subsample > 0 ? run.subsample_totals.bad + run.subsample_totals.very_bad
+                                              : run.totals.bad + run.totals.very_bad;
+  const std::int64_t of = run.subsample > 0 ? run.subsample_totals.sampled : run.totals.rows;
+  if (high > 0)
+    cli_logger().warn(std::to_string(high) + " of " + std::to_string(of) + (run.subsample > 0 ? " sampled" : "") +
                       " rows have a Pareto k above 0.7: their elpd_loo is not to be trusted");
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
     throw output_error("stdout", "cannot write the loo document");

@@ -1,10 +1,12 @@
 #pragma once
-// bayes-vi loo CONFIG --fit DIR [--draws N] [--output FILE] [--pointwise FILE]: PSIS-LOO from the
+// bayes-vi loo CONFIG --fit DIR [--draws N] [--output FILE] [--pointwise FILE] [--subsample M
+// [--seed S]]: PSIS-LOO (or, with --subsample, subsampling LOO's difference estimator) from the
 // fit's Gaussian approximation (cli/loo_run.hpp): elpd_loo, p_loo, looic with their standard
 // errors, Pareto k bands and the rows with k > 0.7 as JSON on stdout (and in FILE), the values of
 // every row as CSV in --pointwise FILE.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "cli/loo_run.hpp"
@@ -18,6 +20,8 @@ struct LooOptions {
   long draws = 0;  // 0: every draw of the fit
   std::string output;
   std::string pointwise;
+  std::optional<long> subsample;       // --subsample M: subsampling LOO on M rows
+  std::optional<long long> seed;       // of the subsample; default: the config's inference.seed
   int threads = 0;
   std::string log_level = "warn";
 };

@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <memory>
+#include <queue>
+#include <utility>
 
 #include "cli/fit_rows.hpp"
 #include "cli/logging.hpp"
 #include "cli/number_format.hpp"
 #include "common/error.hpp"
 #include "inference/reduce/collective_error.hpp"
+#include "inference/rng/uniform_stream.hpp"
 #include "models/data/csv_reader.hpp"
 #include "models/pointwise_log_lik.hpp"
 #include "models/prediction_rows.hpp"
@@ -35,7 +39,45 @@ struct LooSetup {
   FitForConfig applied;
   std::unique_ptr<models::PredictionRowsReader> reader;
   Eigen::VectorXd correction;  // log p(theta_s, y) - log q(theta_s), shared by every row
+  // --subsample: the sampled records (0-based, ascending) and the fit reduced to one draw, the
+  // draws' column means (loo's plpd approximation: log p(y_i | colMeans(draws))).
+  std::vector<long> sample;
+  models::FitResult mean_fit;
 };
+
+// Step of the simulation stream that chooses the subsample: its own, apart from kfold's (3000),
+// the new groups' effects (1000 + factor) and simulate's rows.
+constexpr std::uint64_t kSubsampleStep = 4000;
+
+// The m records with the smallest Philox uniforms keyed by (seed, record), ties by record: a
+// simple random sample without replacement, a pure function of (seed, records, m). The uniforms
+// are made a block at a time and the m smallest kept in a heap: memory m, not N.
+std::vector<long> subsample_records(Eigen::Index records, long m, std::uint64_t seed) {
+  using Key = std::pair<double, long>;
+  std::priority_queue<Key> heap;  // the largest kept key on top
+  const auto keep = static_cast<std::size_t>(m);
+  constexpr Eigen::Index kBlock = 65536;
+  Eigen::MatrixXd u;
+  for (Eigen::Index r0 = 0; r0 < records; r0 += kBlock) {
+    const Eigen::Index n = std::min(kBlock, records - r0);
+    u.resize(n, 1);
+    rng::standard_uniform(seed, rng::Purpose::simulation, kSubsampleStep, 0, static_cast<std::uint64_t>(r0), u);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const Key k{u(i, 0), static_cast<long>(r0 + i)};
+      if (heap.size() < keep) {
+        heap.push(k);
+      } else if (k < heap.top()) {
+        heap.pop();
+        heap.push(k);
+      }
+    }
+  }
+  std::vector<long> out;
+  out.reserve(heap.size());
+  for (; !heap.empty(); heap.pop()) out.push_back(heap.top().second);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 // On the heap and never moved: the reader refers to the fit's design and model.
 std::unique_ptr<LooSetup> loo_setup(const LooRequest& req, bool warn) {
@@ -66,6 +108,18 @@ std::unique_ptr<LooSetup> loo_setup(const LooRequest& req, bool warn) {
   if (st.reader->records() == 0)
     throw data_error(file_line(path, st.reader->first_data_line()), "no data rows");
   st.correction = fit.log_p - fit.log_g;
+  if (req.subsample != 0) {
+    const Eigen::Index records = st.reader->records();
+    if (req.subsample < 2 || req.subsample > records)
+      throw usage_error("--subsample " + std::to_string(req.subsample) + ": must be between 2 and the " +
+                        std::to_string(records) + " data rows of " + path);
+    const std::uint64_t seed = req.seed ? *req.seed : static_cast<std::uint64_t>(st.config.inference.seed);
+    st.sample = subsample_records(records, req.subsample, seed);
+    st.mean_fit = fit;
+    st.mean_fit.draws = fit.draws.colwise().mean();
+    st.mean_fit.log_p = fit.log_p.head(1);
+    st.mean_fit.log_g = fit.log_g.head(1);
+  }
   return owned;
 }
 
@@ -73,11 +127,13 @@ std::unique_ptr<LooSetup> loo_setup(const LooRequest& req, bool warn) {
 // layout the ranks exchange.
 constexpr int kLooFields = 5;
 
-std::vector<double> loo_chunk(const LooSetup& st, const std::string& fit_dir, Eigen::Index begin,
-                              Eigen::Index end, int threads) {
+// A chunk's rows, checked as the fit's own: no missing values unless dropped, the fit's
+// standardization, no group the fit never saw.
+models::PredictionRows loo_rows(const LooSetup& st, const std::string& fit_dir, Eigen::Index begin,
+                                Eigen::Index end) {
   const std::string& path = st.config.data.csv;
   const FitForConfig& applied = st.applied;
-  const models::PredictionRows rows = st.reader->read(begin, end, kLooChunk);
+  models::PredictionRows rows = st.reader->read(begin, end, kLooChunk);
   if (rows.missing > 0 && st.config.data.missing == "error")
     throw data_error(file_line(path, rows.first_missing_line),
                      rows.first_missing_what +
@@ -90,6 +146,13 @@ std::vector<double> loo_chunk(const LooSetup& st, const std::string& fit_dir, Ei
       throw data_error(path, "group '" + rows.groups[g].new_levels[0] + "' of " +
                                  applied.design.groups[g].label + " is not one of the groups the fit in " +
                                  fit_dir + " was made with (a fit of other data?)");
+  return rows;
+}
+
+std::vector<double> loo_chunk(const LooSetup& st, const std::string& fit_dir, Eigen::Index begin,
+                              Eigen::Index end, int threads) {
+  const FitForConfig& applied = st.applied;
+  const models::PredictionRows rows = loo_rows(st, fit_dir, begin, end);
   const Eigen::Index n = rows.x.rows();
   std::vector<double> out(static_cast<std::size_t>(n * kLooFields));
   if (n == 0) return out;
@@ -124,6 +187,58 @@ std::vector<double> loo_chunk(const LooSetup& st, const std::string& fit_dir, Ei
   return out;
 }
 
+// --subsample: per kept row kSubsampleFields doubles (record + 1, y, approximation, sampled 0/1,
+// elpd_loo, p_loo, k; the last three NaN unless sampled). Every row's approximation is one log
+// likelihood at the mean draw; PSIS-LOO is computed for the sampled rows only.
+constexpr int kSubsampleFields = 7;
+
+std::vector<double> loo_subsample_chunk(const LooSetup& st, const std::string& fit_dir, Eigen::Index begin,
+                                        Eigen::Index end, int threads) {
+  const FitForConfig& applied = st.applied;
+  const models::PredictionRows rows = loo_rows(st, fit_dir, begin, end);
+  const Eigen::Index n = rows.x.rows();
+  std::vector<double> out(static_cast<std::size_t>(n * kSubsampleFields));
+  if (n == 0) return out;
+  const models::PredictRows prows =
+      predict_rows_of(applied, rows, static_cast<std::uint64_t>(applied.fit.seed));
+  const models::PointwiseLogLik loglik(applied.fit, prows);
+  const models::PointwiseLogLik at_mean(st.mean_fit, prows);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::exception_ptr error;
+#pragma omp parallel num_threads(threads)
+  {
+    Eigen::MatrixXd eta, ll, eta1, ll1;
+#pragma omp for schedule(dynamic)
+    for (Eigen::Index b0 = 0; b0 < n; b0 += kLooBlock) {
+      try {
+        const Eigen::Index m = std::min(kLooBlock, n - b0);
+        at_mean.block(b0, m, eta1, ll1);
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const long record = rows.record[static_cast<std::size_t>(b0 + i)];
+          double* f = out.data() + (b0 + i) * kSubsampleFields;
+          f[0] = static_cast<double>(record + 1);
+          f[1] = rows.y[b0 + i];
+          f[2] = ll1(0, i);
+          f[3] = 0;
+          f[4] = f[5] = f[6] = nan;
+          if (!std::binary_search(st.sample.begin(), st.sample.end(), record)) continue;
+          loglik.block(b0 + i, 1, eta, ll);
+          const diagnostics::LooPoint p = diagnostics::loo_point(ll.col(0), st.correction);
+          f[3] = 1;
+          f[4] = p.elpd_loo;
+          f[5] = p.p_loo;
+          f[6] = p.pareto_k;
+        }
+      } catch (...) {
+#pragma omp critical(loo_subsample_error)
+        if (!error) error = std::current_exception();
+      }
+    }
+  }
+  if (error) std::rethrow_exception(error);
+  return out;
+}
+
 }  // namespace
 
 LooRun compute_loo(const LooRequest& req, reduce::Communicator& comm) {
@@ -141,8 +256,14 @@ LooRun compute_loo(const LooRequest& req, reduce::Communicator& comm) {
   run.response = fit.response;
   run.draws = static_cast<long>(fit.draws.rows());
   diagnostics::LooAccumulator acc;
+  diagnostics::LooSubsampleAccumulator sub;
+  const bool subsampled = !st.sample.empty();
+  const int fields = subsampled ? kSubsampleFields : kLooFields;
+  run.subsample = req.subsample;
+  run.subsample_seed = req.seed ? *req.seed : static_cast<std::uint64_t>(st.config.inference.seed);
   models::ResponseHash yh;
   long first_impossible = 0;  // the first row whose likelihood is 0 at a draw (reported last)
+  long first_impossible_mean = 0;  // --subsample: the same at the mean draw
   const int threads = std::max(1, req.threads);
   // Chunks of records in rounds: in round r rank k takes chunk r * ranks + k; every rank gets every
   // chunk's rows (allgatherv, in rank order = chunk order) and adds them in row order. A row's
@@ -153,9 +274,10 @@ LooRun compute_loo(const LooRequest& req, reduce::Communicator& comm) {
   for (Eigen::Index round = 0; round * ranks < chunks; ++round) {
     const Eigen::Index c = round * ranks + comm.rank();
     const std::vector<double> mine = reduce::collectively(comm, [&] {
-      return c < chunks
-                 ? loo_chunk(st, req.fit, c * kLooChunk, std::min(records, (c + 1) * kLooChunk), threads)
-                 : std::vector<double>();
+      if (c >= chunks) return std::vector<double>();
+      const Eigen::Index begin = c * kLooChunk, end = std::min(records, (c + 1) * kLooChunk);
+      return subsampled ? loo_subsample_chunk(st, req.fit, begin, end, threads)
+                        : loo_chunk(st, req.fit, begin, end, threads);
     });
     std::vector<long> counts(static_cast<std::size_t>(ranks), 0);
     counts[static_cast<std::size_t>(comm.rank())] = static_cast<long>(mine.size());
@@ -164,22 +286,34 @@ LooRun compute_loo(const LooRequest& req, reduce::Communicator& comm) {
     for (long k : counts) total += k;
     std::vector<double> all(static_cast<std::size_t>(total));
     comm.allgatherv(mine.data(), counts, all.data());
-    for (std::size_t i = 0; i < all.size(); i += kLooFields) {
+    for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(fields)) {
       const double* f = all.data() + i;
       const long record = static_cast<long>(f[0]);
       yh.add(f[1]);
-      if (!std::isfinite(f[2])) {
+      LooRowValue v{record, f[2], f[3], -2.0 * f[2], f[4], 0.0, true};
+      if (subsampled) {
+        v = {record, f[4], f[5], -2.0 * f[4], f[6], f[2], f[3] != 0};
+        if (!std::isfinite(v.approximation)) {
+          if (first_impossible_mean == 0) first_impossible_mean = record;
+          continue;
+        }
+      }
+      if (v.sampled && !std::isfinite(v.elpd_loo)) {
         if (first_impossible == 0) first_impossible = record;
         continue;
       }
       diagnostics::LooPoint p;
-      p.elpd_loo = f[2];
-      p.p_loo = f[3];
-      p.looic = -2.0 * f[2];
-      p.pareto_k = f[4];
-      acc.add(p);
-      const LooRowValue v{record, p.elpd_loo, p.p_loo, p.looic, p.pareto_k};
-      if (!(p.pareto_k <= 0.7)) run.high_k.push_back(v);
+      p.elpd_loo = v.elpd_loo;
+      p.p_loo = v.p_loo;
+      p.looic = v.looic;
+      p.pareto_k = v.pareto_k;
+      if (subsampled) {
+        sub.add_approximation(v.approximation);
+        if (v.sampled) sub.add_sampled(v.approximation, p);
+      } else {
+        acc.add(p);
+      }
+      if (v.sampled && !(p.pareto_k <= 0.7)) run.high_k.push_back(v);
       if (req.pointwise) run.pointwise.push_back(v);
     }
   }
@@ -202,16 +336,38 @@ LooRun compute_loo(const LooRequest& req, reduce::Communicator& comm) {
       throw data_error(file_line(path, first_impossible + 1),
                        "the log likelihood of this row is not a finite number at some draw of the fit (y "
                        "impossible under it): no importance ratio exists");
+    if (first_impossible_mean > 0)
+      throw data_error(file_line(path, first_impossible_mean + 1),
+                       "the log likelihood of this row is not a finite number at the mean of the fit's draws "
+                       "(y impossible under it): --subsample's approximation does not exist");
+    if (subsampled && sub.sampled() < 2)
+      throw data_error(path, "--subsample " + std::to_string(req.subsample) + " left " +
+                                 std::to_string(sub.sampled()) +
+                                 " sampled rows once rows with missing values were dropped (2 are needed)");
   });
   run.response_hash = yh.text();
-  run.totals = acc.totals();
+  if (subsampled) {
+    run.subsample_totals = sub.totals();
+  } else {
+    run.totals = acc.totals();
+  }
   return run;
 }
 
-std::string loo_pointwise_csv(const std::vector<LooRowValue>& rows) {
-  std::string out = "row,elpd_loo,p_loo,looic,pareto_k,influence_pareto_k\n";
+std::string loo_pointwise_csv(const std::vector<LooRowValue>& rows, bool subsampled) {
+  std::string out = subsampled ? "row,elpd_loo_approx,subsampled,elpd_loo,p_loo,looic,pareto_k,influence_pareto_k\n"
+                               : "row,elpd_loo,p_loo,looic,pareto_k,influence_pareto_k\n";
   for (const LooRowValue& v : rows) {
     out += std::to_string(v.row);
+    if (subsampled) {
+      out += ',';
+      append_number(out, v.approximation);
+      out += v.sampled ? ",1" : ",0";
+      if (!v.sampled) {
+        out += ",NA,NA,NA,NA,NA\n";
+        continue;
+      }
+    }
     for (double x : {v.elpd_loo, v.p_loo, v.looic, v.pareto_k, v.pareto_k}) {
       out += ',';
       append_number(out, x);

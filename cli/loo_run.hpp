@@ -5,6 +5,7 @@
 // the numbers do not depend on the thread count and the working memory on N only through the
 // per-row results kept for the outputs.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ namespace bvi::cli {
 struct LooRowValue {
   long row = 0;  // the data row (1-based record of the file)
   double elpd_loo = 0, p_loo = 0, looic = 0, pareto_k = 0;
+  // --subsample: the row's approximation log p(y_i | mean draw), and whether PSIS-LOO was computed
+  // for it (the other values are NaN when not).
+  double approximation = 0;
+  bool sampled = true;
 };
 
 struct LooRun {
@@ -24,6 +29,11 @@ struct LooRun {
   std::string likelihood, response, response_hash;
   long draws = 0;
   diagnostics::LooTotals totals;
+  // --subsample M: the difference estimator's totals (totals above is then unset), and the seed
+  // that chose the rows.
+  long subsample = 0;
+  std::uint64_t subsample_seed = 0;
+  diagnostics::LooSubsampleTotals subsample_totals;
   std::vector<LooRowValue> high_k;     // the rows with k > 0.7, in row order
   std::vector<LooRowValue> pointwise;  // every row, when asked for
 };
@@ -34,8 +44,16 @@ struct LooRequest {
   long draws = 0;  // 0: every draw of the fit
   int threads = 1;
   bool pointwise = false;
+  // Subsampling LOO (diagnostics::LooSubsampleAccumulator): PSIS-LOO on a simple random sample of
+  // `subsample` records (0: every row), chosen by the Philox uniforms keyed by (seed, record).
+  long subsample = 0;
+  std::optional<std::uint64_t> seed;  // default: the config's inference.seed
 };
 
+// With request.subsample > 0 the run is subsampled: every row's approximation, PSIS-LOO for the
+// sampled rows only (a sampled record whose row is dropped for a missing value leaves a smaller
+// sample, still a simple random one of the rows used), and a usage error (64) unless
+// 2 <= subsample <= the data's records.
 // Errors: those of load_fit_for_config and read_fit_rows; 65 when the data have no response,
 // when the fit was made with other data (another number of rows, other responses: the hashes
 // differ), when the fit's draws.csv holds a log_p__ or log_g__ that is not a finite number, or when
@@ -44,7 +62,9 @@ struct LooRequest {
 // run, and errors are agreed on, so every rank throws the same one).
 LooRun compute_loo(const LooRequest& request, reduce::Communicator& comm);
 
-// CSV header and one line per row: row,elpd_loo,p_loo,looic,pareto_k,influence_pareto_k.
-std::string loo_pointwise_csv(const std::vector<LooRowValue>& rows);
+// CSV header and one line per row: row,elpd_loo,p_loo,looic,pareto_k,influence_pareto_k; when
+// `subsampled`, row,elpd_loo_approx,subsampled,elpd_loo,p_loo,looic,pareto_k,influence_pareto_k
+// with NA where a row was not sampled.
+std::string loo_pointwise_csv(const std::vector<LooRowValue>& rows, bool subsampled = false);
 
 }  // namespace bvi::cli

@@ -93,4 +93,68 @@ LooTotals LooAccumulator::totals() const {
   return t;
 }
 
+
+void LooSubsampleAccumulator::add_approximation(double a) {
+  ++n_;
+  const double d = a - mean_a_;
+  mean_a_ += d / static_cast<double>(n_);
+  m2_a_ += d * (a - mean_a_);
+}
+
+void LooSubsampleAccumulator::add_sampled(double a, const LooPoint& p) {
+  a_.push_back(a);
+  elpd_.push_back(p.elpd_loo);
+  p_loo_.push_back(p.p_loo);
+  switch (pareto_band(p.pareto_k)) {
+    case ParetoBand::good:
+      ++good_;
+      break;
+    case ParetoBand::bad:
+      ++bad_;
+      break;
+    case ParetoBand::very_bad:
+      ++very_bad_;
+      break;
+  }
+}
+
+LooSubsampleTotals LooSubsampleAccumulator::totals() const {
+  const auto m = static_cast<std::int64_t>(a_.size());
+  if (m < 2 || m > n_) throw std::invalid_argument("loo subsample: needs 2 <= sampled rows <= rows");
+  LooSubsampleTotals t;
+  t.rows = n_;
+  t.sampled = m;
+  t.good = good_;
+  t.bad = bad_;
+  t.very_bad = very_bad_;
+  const double N = static_cast<double>(n_), md = static_cast<double>(m);
+  // Sample means, then centred second moments (two passes over the m rows).
+  double e_mean = 0, p_mean = 0;
+  for (std::size_t j = 0; j < a_.size(); ++j) {
+    e_mean += elpd_[j] - a_[j];
+    p_mean += p_loo_[j];
+  }
+  e_mean /= md;
+  p_mean /= md;
+  double e_ss = 0, p_ss = 0, ae = 0;
+  for (std::size_t j = 0; j < a_.size(); ++j) {
+    const double e = (elpd_[j] - a_[j]) - e_mean;
+    e_ss += e * e;
+    p_ss += (p_loo_[j] - p_mean) * (p_loo_[j] - p_mean);
+    ae += (a_[j] - mean_a_) * (elpd_[j] - a_[j]);  // sum_j (a_j - abar) e_j
+  }
+  const double e_var = e_ss / (md - 1), p_var = p_ss / (md - 1);
+  const double fpc = 1.0 - md / N;  // finite population correction
+  const double elpd = N * (mean_a_ + e_mean);
+  const double v_sub = N * N * fpc * e_var / md;
+  // sigma2 = sum a^2 + N mean(y^2 - a^2) - (elpd^2 - v_sub) / N with y = a + e and
+  // sum a^2 = N abar^2 + M2_a: the N abar^2 terms cancel, leaving
+  // M2_a + N [2 mean((a_j - abar) e_j) + mean(e_j^2) - ebar^2] + v_sub / N.
+  const double sigma2 = m2_a_ + N * (2.0 * ae / md + e_ss / md) + v_sub / N;
+  t.elpd_loo = {elpd, std::sqrt(sigma2), std::sqrt(v_sub)};
+  t.p_loo = {N * p_mean, std::sqrt(N * p_var), std::sqrt(N * N * fpc * p_var / md)};
+  t.looic = {-2.0 * elpd, 2.0 * t.elpd_loo.se, 2.0 * t.elpd_loo.subsampling_se};
+  return t;
+}
+
 }  // namespace bvi::diagnostics

@@ -22,6 +22,7 @@
 // on how they were computed (threads, ranks).
 #include <Eigen/Core>
 #include <cstdint>
+#include <vector>
 
 #include "inference/diagnostics/psis.hpp"
 
@@ -73,6 +74,50 @@ class LooAccumulator {
   };
   std::int64_t n_ = 0;
   Running elpd_, p_loo_;
+  std::int64_t good_ = 0, bad_ = 0, very_bad_ = 0;
+};
+
+
+// Subsampling PSIS-LOO for large N (Magnusson, Riis Andersen, Jonasson and Vehtari 2020,
+// "Leave-one-out cross-validation for Bayesian model comparison in large data", AISTATS; R's
+// loo_subsample(estimator = "diff_srs")). A cheap approximation a_i of elpd_loo_i is known for
+// every row i = 1..N; PSIS-LOO gives y_j = elpd_loo_j on a simple random sample of m rows, with
+// e_j = y_j - a_j. The difference estimator and its variances:
+//   elpd_loo ~ t_a + N mean_j(e_j),                 t_a = sum_i a_i,
+//   v_sub    = N^2 (1 - m/N) var_j(e_j) / m           (the subsampling variance of that estimate),
+//   sigma2   = [sum_i a_i^2 + N mean_j(y_j^2 - a_j^2)] - (elpd_loo^2 - v_sub) / N
+//              (the estimate of N var_i(elpd_loo_i), whose root is the usual se; E elpd_loo^2 is
+//              (sum y)^2 + v_sub, hence the correction),
+// se = sqrt(sigma2), subsampling se = sqrt(v_sub). p_loo by plain SRS: N mean_j(p_j), subsampling
+// variance N^2 (1 - m/N) var_j(p_j) / m, se sqrt(N var_j(p_j)). looic = -2 elpd_loo, its se 2 se.
+// var_j is the sample variance (m - 1). Computed here with centred sums (the same quantities as
+// R's srs_diff_est, written so that nothing of size N^2 is subtracted).
+struct LooSubsampleEstimate {
+  double estimate = 0, se = 0, subsampling_se = 0;
+};
+
+struct LooSubsampleTotals {
+  std::int64_t rows = 0;     // N
+  std::int64_t sampled = 0;  // m
+  LooSubsampleEstimate elpd_loo, p_loo, looic;
+  std::int64_t good = 0, bad = 0, very_bad = 0;  // the sampled rows per Pareto k band
+};
+
+// Rows added in a fixed order: every row's approximation (Welford: memory independent of N), and
+// the m sampled rows' values (kept: memory m).
+class LooSubsampleAccumulator {
+ public:
+  void add_approximation(double approximation);
+  // A sampled row: its approximation (also given to add_approximation) and its PSIS-LOO values.
+  void add_sampled(double approximation, const LooPoint& p);
+  std::int64_t sampled() const { return static_cast<std::int64_t>(a_.size()); }
+  // Throws std::invalid_argument unless 2 <= m <= N.
+  LooSubsampleTotals totals() const;
+
+ private:
+  std::int64_t n_ = 0;
+  double mean_a_ = 0, m2_a_ = 0;
+  std::vector<double> a_, elpd_, p_loo_;
   std::int64_t good_ = 0, bad_ = 0, very_bad_ = 0;
 };
 

@@ -4,8 +4,12 @@
 
 #include <Eigen/Core>
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "inference/diagnostics/loo.hpp"
 #include "loo_reference_inputs.hpp"
@@ -133,6 +137,119 @@ TEST_CASE("loo: the accumulator's se is sqrt(N) times the sample sd (closed form
   CHECK(t.good == 2);
   CHECK(t.bad == 1);
   CHECK(t.very_bad == 1);
+}
+
+
+// Subsampling LOO against R's loo_subsample() (tests/reference/loo_subsample_reference.R wrote
+// fixtures/loo_subsample_reference.json): R's plpd approximations of every row and our PSIS-LOO of
+// the subsampled rows give R's estimates, se and subsampling se to 1e-8.
+nlohmann::json subsample_fixture() {
+  std::ifstream in(std::string(BVI_SOURCE_DIR) + "/tests/reference/fixtures/loo_subsample_reference.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
+// The accumulator fed as loo --subsample feeds it: every row's approximation in row order, the
+// sampled rows' values as they come.
+LooSubsampleTotals subsample_totals(const Eigen::VectorXd& approx, const std::vector<int>& idx,
+                                    const std::vector<LooPoint>& sampled) {
+  LooSubsampleAccumulator acc;
+  std::size_t j = 0;
+  for (Eigen::Index i = 0; i < approx.size(); ++i) {
+    acc.add_approximation(approx[i]);
+    if (j < idx.size() && idx[j] == i + 1) acc.add_sampled(approx[i], sampled[j++]);
+  }
+  return acc.totals();
+}
+
+TEST_CASE("loo subsample: the difference estimator equals R's loo_subsample to 1e-8") {
+  const auto fx = subsample_fixture();
+  CHECK(fx["loo_version"] == "2.5.1");
+  for (const std::string name : {"a", "b"}) {
+    CAPTURE(name);
+    const auto& r = fx["loo_subsample"][name];
+    const auto m = loo_reference::named_model(name);
+    CHECK(close_relative(m.log_lik.sum(), r["checksum_log_lik"].get<double>(), 1e-12));
+    const auto idx = r["idx"].get<std::vector<int>>();
+    const auto approx_v = r["elpd_loo_approx"].get<std::vector<double>>();
+    const Eigen::VectorXd approx = Eigen::Map<const Eigen::VectorXd>(approx_v.data(), 40);
+    const Eigen::VectorXd correction = m.log_p - m.log_g;
+    std::vector<LooPoint> sampled;
+    for (std::size_t j = 0; j < idx.size(); ++j) {
+      sampled.push_back(loo_point(m.log_lik.col(idx[j] - 1), correction));
+      CHECK(close_relative(sampled.back().elpd_loo, r["elpd_loo_i"][j].get<double>(), 1e-8));
+      CHECK(close_relative(sampled.back().pareto_k, r["pareto_k"][j].get<double>(), 1e-8));
+    }
+    const LooSubsampleTotals t = subsample_totals(approx, idx, sampled);
+    CHECK(t.rows == 40);
+    CHECK(t.sampled == 10);
+    const std::pair<const char*, const LooSubsampleEstimate*> quantities[] = {
+        {"elpd_loo", &t.elpd_loo}, {"p_loo", &t.p_loo}, {"looic", &t.looic}};
+    for (const auto& q : quantities) {
+      const std::string key = q.first;
+      CAPTURE(key);
+      CHECK(close_relative(q.second->estimate, r[key].get<double>(), 1e-8));
+      CHECK(close_relative(q.second->se, r["se_" + key].get<double>(), 1e-8));
+      CHECK(close_relative(q.second->subsampling_se, r["subsampling_se_" + key].get<double>(), 1e-8));
+    }
+  }
+}
+
+TEST_CASE("loo subsample: compare's difference estimator equals R's loo_compare of subsampled loos") {
+  // loo_compare_ss_diff: the difference estimator on approx_a - approx_b with the sampled rows'
+  // elpd differences. R 2.5.1 reports this one with the sign of best minus other (+1.59); ours is
+  // loo_compare's other minus best, so the estimate is negated, the se are the same.
+  const auto fx = subsample_fixture();
+  const auto& ra = fx["loo_subsample"]["a"];
+  const auto& rb = fx["loo_subsample"]["b"];
+  const auto ma = loo_reference::named_model("a"), mb = loo_reference::named_model("b");
+  const auto idx = ra["idx"].get<std::vector<int>>();
+  Eigen::VectorXd diff(40);
+  for (std::size_t i = 0; i < 40; ++i)
+    diff[static_cast<Eigen::Index>(i)] =
+        rb["elpd_loo_approx"][i].get<double>() - ra["elpd_loo_approx"][i].get<double>();
+  std::vector<LooPoint> sampled;
+  for (int i : idx) {
+    LooPoint p;
+    p.elpd_loo = loo_point(mb.log_lik.col(i - 1), Eigen::VectorXd(mb.log_p - mb.log_g)).elpd_loo -
+                 loo_point(ma.log_lik.col(i - 1), Eigen::VectorXd(ma.log_p - ma.log_g)).elpd_loo;
+    sampled.push_back(p);
+  }
+  const LooSubsampleTotals t = subsample_totals(diff, idx, sampled);
+  const auto& c = fx["compare"];
+  CHECK(close_relative(-t.elpd_loo.estimate, c["elpd_diff"][1].get<double>(), 1e-8));
+  CHECK(close_relative(t.elpd_loo.se, c["se_diff"][1].get<double>(), 1e-8));
+  CHECK(close_relative(t.elpd_loo.subsampling_se, c["subsampling_se_diff"][1].get<double>(), 1e-8));
+}
+
+TEST_CASE("loo subsample: every row sampled is the full estimate, with no subsampling error") {
+  // m = N: fpc = 0, e_j known everywhere, so elpd is sum_i y_i exactly and sigma2 = sum (y - ybar)^2
+  // (N var with divisor N, not N - 1: the estimator's own normalization). Closed form on 4 rows.
+  const double a[4] = {-1.0, -0.5, -2.0, -0.25}, y[4] = {-1.25, -0.5, -3.0, -0.25};
+  LooSubsampleAccumulator acc;
+  for (int i = 0; i < 4; ++i) {
+    LooPoint p;
+    p.elpd_loo = y[i];
+    p.p_loo = 0.1 * (i + 1);
+    p.pareto_k = 0.2 * i;
+    acc.add_approximation(a[i]);
+    acc.add_sampled(a[i], p);
+  }
+  const LooSubsampleTotals t = acc.totals();
+  CHECK(t.elpd_loo.estimate == doctest::Approx(-5.0).epsilon(1e-15));
+  // ybar = -1.25; squared deviations 0, 0.5625, 3.0625, 1: sum 4.625.
+  CHECK(t.elpd_loo.se == doctest::Approx(std::sqrt(4.625)).epsilon(1e-14));
+  CHECK(t.elpd_loo.subsampling_se == 0.0);
+  CHECK(t.p_loo.estimate == doctest::Approx(1.0).epsilon(1e-15));
+  CHECK(t.p_loo.subsampling_se == 0.0);
+  CHECK(t.looic.se == doctest::Approx(2 * std::sqrt(4.625)).epsilon(1e-14));
+  CHECK(t.good == 4);
+  LooSubsampleAccumulator one;
+  one.add_approximation(1.0);
+  one.add_sampled(1.0, LooPoint{});
+  one.add_approximation(2.0);
+  CHECK_THROWS_AS(one.totals(), std::invalid_argument);  // m = 1: no variance
 }
 
 }  // namespace test_loo
