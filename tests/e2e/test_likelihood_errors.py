@@ -147,7 +147,7 @@ class LikelihoodConfigErrors(ErrorTestCase):
 
     def test_offset_for_student_t(self):
         # lognormal and gamma_log take an offset; student_t (like normal) does not.
-        self.fails("normal", "student_t", lambda c: c["data"].update(offset="offset"), "/data/offset",
+        self.fails("student_t", "normal", lambda c: c["data"].update(offset="offset"), "/data/offset",
                    "only poisson_log, negative_binomial_log, lognormal, gamma_log does")
 
     def test_offset_column_for_lognormal_must_not_be_a_feature(self):
