@@ -14,7 +14,7 @@ namespace bvi::ad {
 //   d out_s / d sigma_s = ((nu_s + 1) sum_n w_sn - m) / sigma_s,
 //   d out_s / d nu_s = (m (psi((nu+1)/2) - psi(nu/2) - 1/nu) - sum_n (L - w) + sum_n w / nu) / 2,
 // so lgamma and digamma run once per draw and the pass over the rows costs one log1p per element
-// (the series for L - w at small w keeps d/dnu accurate at large nu). sigma and nu are S x 1;
+// (a short series for L - w at small w keeps d/dnu accurate at large nu). sigma and nu are S x 1;
 // sigma_s <= 0 or nu_s <= 0 (or NaN) gives NaN; nu_s = +inf is the normal limit. The
 // elementwise pass runs in double for float data too.
 template <class T>

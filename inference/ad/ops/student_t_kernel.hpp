@@ -47,6 +47,10 @@ class StudentTKernel {
     return const_ - log_scale - 0.5 * (nu + 1.0) * L;
   }
 
+ private:
+  static constexpr double kHalfLog2Pi = 0.91893853320467274178;  // log(2 pi)/2
+  static constexpr double kLogPi = 1.14472988584940017414;       // log(pi)
+
   // log(1 + u) - w = sum_{k>=2} w^k / k with w = u/(1 + u) and L = log(1 + u). For w < 0.1 the
   // series converges fast (36 terms at most to 1e-17 relative); above, L - w loses at most 20x eps.
   static double log1p_minus_ratio(double L, double w) {
@@ -55,10 +59,6 @@ class StudentTKernel {
     for (int k = 2; k < 40 && p > 1e-17 * sum * k; ++k, p *= w) sum += p / k;
     return sum;
   }
-
- private:
-  static constexpr double kHalfLog2Pi = 0.91893853320467274178;  // log(2 pi)/2
-  static constexpr double kLogPi = 1.14472988584940017414;       // log(pi)
 
   // The df-only terms, recomputed only when df changes: a prior's df is usually one number or
   // one per column, and lgamma and digamma cost more than the rest of the element.
