@@ -71,12 +71,13 @@ CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
   cmd->add_option(
          "--likelihood", o.likelihood,
          "The response's likelihood (default bernoulli_logit): bernoulli_logit, bernoulli_probit, "
-         "binomial_logit, poisson_log, negative_binomial_log, normal, lognormal, gamma_log, beta_logit")
+         "binomial_logit, poisson_log, negative_binomial_log, normal, lognormal, gamma_log, beta_logit, "
+         "student_t")
       ->type_name("NAME");
   cmd->add_option("--intercept", o.intercept, "Add an intercept alpha with this true value (default: none)")
       ->check(number_in(-1e6, 1e6, "a number in [-1e6, 1e6]"))
       ->type_name("A");
-  cmd->add_option("--sigma", o.sigma, "normal, lognormal: the true sigma (default 1)")
+  cmd->add_option("--sigma", o.sigma, "normal, lognormal, student_t: the true sigma (default 1)")
       ->check(positive_number())
       ->type_name("S");
   cmd->add_option(
@@ -88,6 +89,9 @@ CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
   cmd->add_option("--shape", o.shape, "gamma_log: the true shape (default 2)")
       ->check(positive_number())
       ->type_name("K");
+  cmd->add_option("--nu", o.nu, "student_t: the true degrees of freedom nu (default 4)")
+      ->check(positive_number())
+      ->type_name("NU");
   cmd->add_option("--trials", o.trials, "binomial_logit: trials in every row (default 10)")
       ->check(CLI::Range(1LL, 100000LL))
       ->type_name("T");
@@ -164,6 +168,13 @@ data::SimulationSpec simulation_spec(const SimulateOptions& o) {
     if (!(spec.parameter > 0) || !std::isfinite(spec.parameter))
       throw usage_error(std::string("--") + g.name + " " + std::to_string(g.value) +
                         " is not a positive float32");
+  }
+  if (o.likelihood == "student_t") {
+    spec.nu = std::isnan(o.nu) ? 4.0f : static_cast<float>(o.nu);
+    if (!(spec.nu > 0) || !std::isfinite(spec.nu))
+      throw usage_error("--nu " + std::to_string(o.nu) + " is not a positive float32");
+  } else if (!std::isnan(o.nu)) {
+    throw usage_error("--nu applies to --likelihood student_t only");
   }
   if (o.trials != 0 && o.likelihood != "binomial_logit")
     throw usage_error("--trials applies to --likelihood binomial_logit only");

@@ -24,6 +24,7 @@ struct SimulateOptions {
   double sigma = std::numeric_limits<double>::quiet_NaN();
   double phi = std::numeric_limits<double>::quiet_NaN();
   double shape = std::numeric_limits<double>::quiet_NaN();
+  double nu = std::numeric_limits<double>::quiet_NaN();  // student_t's degrees of freedom
   long long trials = 0;  // 0: not given (10 for binomial_logit)
 };
 

@@ -9,7 +9,8 @@ exposure in [0.5, 2], rate exposure * exp(eta); normal: sigma = 0.8; negative_bi
 exposure in [0.5, 2], mean exposure * exp(eta), shape phi = 2.5, so Var y = mu + mu^2 / 2.5;
 lognormal: log y ~ N(eta, 0.6); gamma_log: mean exp(eta), shape 2, so Var y = mu^2 / 2; both
 rounded to 4 decimals and at least 1e-4; beta_logit: mean expit(eta), precision phi = 5, rounded
-to 4 decimals and kept in [1e-4, 1 - 1e-4]).
+to 4 decimals and kept in [1e-4, 1 - 1e-4]; student_t: eta + 0.8 t_4, every tenth row shifted
+by +8 (outliers), rounded to 4 decimals).
 """
 import os
 
@@ -35,7 +36,7 @@ def main():
     rng = np.random.default_rng(20261202)
     # New likelihoods go last: the earlier files keep their random numbers.
     for name in ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
-                 "negative_binomial_log", "lognormal", "gamma_log", "beta_logit"):
+                 "negative_binomial_log", "lognormal", "gamma_log", "beta_logit", "student_t"):
         x = np.round(rng.standard_normal((ROWS, 3)), 4)
         eta = ALPHA + x @ BETA
         cols = {"x1": x[:, 0], "x2": x[:, 1], "x3": x[:, 2]}
@@ -60,9 +61,13 @@ def main():
         elif name == "beta_logit":
             mu = special.expit(eta)
             cols["y"] = np.clip(np.round(rng.beta(5.0 * mu, 5.0 * (1 - mu)), 4), 1e-4, 1 - 1e-4)
+        elif name == "student_t":
+            outlier = np.arange(ROWS) % 10 == 9
+            cols["y"] = np.round(eta + 0.8 * rng.standard_t(4.0, ROWS) + 8.0 * outlier, 4)
         else:
             cols["y"] = np.round(eta + 0.8 * rng.standard_normal(ROWS), 4)
-        write("lik_%s.csv" % name, cols, () if name in ("normal", "lognormal", "gamma_log", "beta_logit") else ("y", "trials"))
+        integer = name not in ("normal", "lognormal", "gamma_log", "beta_logit", "student_t")
+        write("lik_%s.csv" % name, cols, ("y", "trials") if integer else ())
 
 
 if __name__ == "__main__":

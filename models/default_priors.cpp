@@ -49,12 +49,14 @@ void fill_default_priors(spec::Config& config, const ModelShape& shape, const Da
     resolved["alpha"]["centered"] = true;
   }
   for (const auto& p : likelihood_parameters(m.likelihood)) {
-    // rstanarm's for normal's sigma; lognormal's is the same on log y (s_y = sd(log y)).
+    // rstanarm's for normal's sigma (student_t's too); lognormal's is the same on log y (s_y = sd(log y)).
     if (p.name == "sigma") add("sigma", prior("sigma", "exponential", {{"rate", {1.0 / sy}}}));
     // brms's default for the negative binomial's shape and the beta's precision.
     if (p.name == "phi") add("phi", prior("phi", "gamma", {{"shape", {0.01}}, {"rate", {0.01}}}));
     // brms's default for the gamma likelihood's shape.
     if (p.name == "shape") add("shape", prior("shape", "gamma", {{"shape", {0.01}}, {"rate", {0.01}}}));
+    // brms's default for the Student t likelihood's degrees of freedom (mean 20, sd 14).
+    if (p.name == "nu") add("nu", prior("nu", "gamma", {{"shape", {2.0}}, {"rate", {0.1}}}));
   }
   for (const auto& g : shape.groups) {
     add("sd_" + g.ident, prior("sd_" + g.ident, "half_student_t", {{"df", {3.0}}, {"scale", {2.5 * sy}}}));

@@ -29,6 +29,11 @@ DrawPredictors::DrawPredictors(const FitResult& fit, const PredictFamily& family
   beta = D > 0 ? Eigen::MatrixXd(fit.draws.middleCols(b, D)) : Eigen::MatrixXd(S, 0);
   alpha = a >= 0 ? Eigen::VectorXd(fit.draws.col(a)) : Eigen::VectorXd::Zero(S);
   scale = sigma_col >= 0 ? Eigen::VectorXd(fit.draws.col(sigma_col)) : Eigen::VectorXd::Ones(S);
+  const std::string second_name = family.second_name();
+  const Eigen::Index second_col = second_name.empty() ? -1 : draws_column(fit, second_name);
+  if (!second_name.empty() && second_col < 0)
+    throw std::logic_error("predict: the draws have no " + second_name + " column");
+  second = second_col >= 0 ? Eigen::VectorXd(fit.draws.col(second_col)) : Eigen::VectorXd::Zero(S);
 }
 
 void DrawPredictors::block(const FitResult& fit, const PredictRows& rows, Eigen::Index r0, Eigen::Index m,

@@ -14,6 +14,7 @@ struct DrawPredictors {
   Eigen::MatrixXd beta;   // draws x D
   Eigen::VectorXd alpha;  // draws (zeros without an intercept)
   Eigen::VectorXd scale;  // the likelihood's own parameter (sigma, phi) per draw; ones if none
+  Eigen::VectorXd second;  // its second parameter (student_t's nu) per draw; zeros if none
 
   // The draws' columns of alpha, beta.1 ... beta.D and sigma/phi; throws std::logic_error when
   // the draws lack them (read_fit and the caller's layout check make that a bug).

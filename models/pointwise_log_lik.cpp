@@ -54,7 +54,7 @@ void PointwiseLogLik::block(Eigen::Index r0, Eigen::Index m, Eigen::MatrixXd& et
     const double trials = rows_.trials ? (*rows_.trials)[row] : 0.0;
     const double y = (*rows_.y)[row];
     for (Eigen::Index s = 0; s < S; ++s)
-      out(s, i) = family_.log_density(y, eta(s, i) + off, trials, scale[s]);
+      out(s, i) = family_.log_density(y, eta(s, i) + off, trials, scale[s], predictors_.second[s]);
   }
 }
 

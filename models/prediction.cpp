@@ -69,6 +69,7 @@ Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) 
     throw std::logic_error("predict: binomial_logit needs the rows' trials");
   const DrawPredictors predictors(fit, family, D);
   const Eigen::VectorXd& sigma = predictors.scale;
+  const Eigen::VectorXd& nu = predictors.second;
 
   Predictions out;
   out.mean.resize(n);
@@ -93,11 +94,11 @@ Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) 
         const double trials = rows.trials ? (*rows.trials)[row] : 0.0;
         double sum = 0, sum2 = 0, var_sum = 0;
         for (Eigen::Index s = 0; s < S; ++s) {
-          const double e = eta(s, i) + off, v = family.mean(e, trials, sigma[s]);
+          const double e = eta(s, i) + off, v = family.mean(e, trials, sigma[s], nu[s]);
           mu[static_cast<size_t>(s)] = v;
           sum += v;
           sum2 += v * v;
-          if (!family.binary()) var_sum += family.variance(e, trials, sigma[s]);
+          if (!family.binary()) var_sum += family.variance(e, trials, sigma[s], nu[s]);
         }
         const double dS = static_cast<double>(S), mean = sum / dS;
         out.mean[row] = mean;
@@ -111,7 +112,7 @@ Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) 
           // log mean_s p(y | theta_s), by log-sum-exp over the draws' log densities.
           double mx = -INFINITY;
           for (Eigen::Index s = 0; s < S; ++s) {
-            lp[static_cast<size_t>(s)] = family.log_density((*y)[row], eta(s, i) + off, trials, sigma[s]);
+            lp[static_cast<size_t>(s)] = family.log_density((*y)[row], eta(s, i) + off, trials, sigma[s], nu[s]);
             mx = std::max(mx, lp[static_cast<size_t>(s)]);
           }
           double acc = 0;

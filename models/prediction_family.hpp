@@ -10,6 +10,7 @@
 #include "inference/ad/ops/beta_logit_kernel.hpp"
 #include "inference/ad/ops/gamma_log_kernel.hpp"
 #include "inference/ad/ops/neg_binomial_2_log_kernel.hpp"
+#include "inference/ad/ops/student_t_kernel.hpp"
 #include "inference/math/log_factorial.hpp"
 #include "inference/math/log_ndtr.hpp"
 
@@ -26,15 +27,17 @@ class PredictFamily {
     negative_binomial_log,
     lognormal,
     gamma_log,
-    beta_logit
+    beta_logit,
+    student_t
   };
 
   // For a likelihood predict supports; `ok` false otherwise.
   static PredictFamily named(const std::string& likelihood, bool* ok) {
     const char* names[] = {"bernoulli_logit", "bernoulli_probit", "binomial_logit",
                            "poisson_log",     "normal",           "negative_binomial_log",
-                           "lognormal",       "gamma_log",        "beta_logit"};
-    for (int k = 0; k < 9; ++k)
+                           "lognormal",       "gamma_log",        "beta_logit",
+                           "student_t"};
+    for (int k = 0; k < 10; ++k)
       if (likelihood == names[k]) {
         *ok = true;
         return PredictFamily(static_cast<Kind>(k));
@@ -52,6 +55,7 @@ class PredictFamily {
     switch (kind_) {
       case Kind::normal:
       case Kind::lognormal:
+      case Kind::student_t:
         return "sigma";
       case Kind::negative_binomial_log:
       case Kind::beta_logit:
@@ -63,9 +67,14 @@ class PredictFamily {
     }
   }
 
+  // The draws' column of a second parameter of the likelihood (student_t's nu), "" when it has
+  // none; mean, variance and log_density take its value as `nu`.
+  const char* second_name() const { return kind_ == Kind::student_t ? "nu" : ""; }
+
   // E[y | eta, sigma] (sigma: the likelihood's own parameter, scale_name(); binomial: n p, the expected
   // successes of the row's n trials; lognormal: exp(eta + sigma^2 / 2), the others do not read sigma).
-  double mean(double eta, double trials, double sigma) const {
+  // student_t: the location eta, its median, and its mean for nu > 1.
+  double mean(double eta, double trials, double sigma, double /*nu*/ = 0.0) const {
     switch (kind_) {
       case Kind::bernoulli_logit:
         return sigmoid(eta);
@@ -78,6 +87,7 @@ class PredictFamily {
       case Kind::gamma_log:
         return std::exp(eta);
       case Kind::normal:
+      case Kind::student_t:
         return eta;
       case Kind::lognormal:
         return std::exp(eta + 0.5 * sigma * sigma);
@@ -88,7 +98,8 @@ class PredictFamily {
   }
 
   // Var[y | eta, sigma] (negative_binomial_log: sigma is phi, Var = mu + mu^2 / phi; gamma_log: the shape).
-  double variance(double eta, double trials, double sigma) const {
+  // student_t: sigma^2 nu / (nu - 2) for nu > 2, +inf for nu <= 2 (its variance does not exist).
+  double variance(double eta, double trials, double sigma, double nu = 0.0) const {
     switch (kind_) {
       case Kind::bernoulli_logit:
         return sigmoid(eta) * sigmoid(-eta);
@@ -110,12 +121,14 @@ class PredictFamily {
         return std::exp(2.0 * eta) / sigma;
       case Kind::beta_logit:  // mu (1 - mu) / (1 + phi)
         return sigmoid(eta) * sigmoid(-eta) / (1.0 + sigma);
+      case Kind::student_t:
+        return nu > 2.0 ? sigma * sigma * (nu / (nu - 2.0)) : std::numeric_limits<double>::infinity();
     }
     return 0;
   }
 
   // log p(y | eta, sigma), every constant included (sigma as in mean()).
-  double log_density(double y, double eta, double trials, double sigma) const {
+  double log_density(double y, double eta, double trials, double sigma, double nu = 0.0) const {
     switch (kind_) {
       case Kind::bernoulli_logit:
         return log_sigmoid(y > 0.5 ? eta : -eta);
@@ -144,6 +157,8 @@ class PredictFamily {
         return ad::detail::gamma_log(y, eta, sigma, std::numeric_limits<double>::quiet_NaN(), nullptr);
       case Kind::beta_logit:
         return ad::detail::beta_logit(y, eta, sigma, ad::detail::beta_logit_terms(y), nullptr);
+      case Kind::student_t:  // scipy.stats.t(df = nu, loc = eta, scale = sigma).logpdf(y)
+        return ad::detail::StudentTKernel{}(y, nu, eta, sigma, nullptr);
     }
     return 0;
   }

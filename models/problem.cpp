@@ -54,11 +54,14 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
   DataScales scales;
   scales.x_mean = xs.mean;
   scales.x_sd = xs.sd;
-  if (config.model.likelihood == "normal" || config.model.likelihood == "lognormal") {
-    // lognormal is normal on log y: its scales are log y's (the reader has checked y > 0).
+  if (config.model.likelihood == "normal" || config.model.likelihood == "lognormal" ||
+      config.model.likelihood == "student_t") {
+    // lognormal is normal on log y: its scales are log y's (the reader has checked y > 0), less
+    // the offset (offset + log exposure) where it has one, which eta's intercept does not carry.
     const bool on_log = config.model.likelihood == "lognormal";
-    const data::RowMatrix<double> y = on_log ? data::RowMatrix<double>(d.y.array().log().matrix())
-                                             : data::RowMatrix<double>(d.y);
+    data::RowMatrix<double> y = on_log ? data::RowMatrix<double>(d.y.array().log().matrix())
+                                       : data::RowMatrix<double>(d.y);
+    if (on_log && d.offset.size() == y.rows()) y.col(0) -= d.offset;
     const data::FeatureStats ys = chunked_column_stats(y, d.total_rows, chunks, reducer);
     scales.y_mean = ys.mean[0];
     scales.y_sd = ys.sd[0];

@@ -112,7 +112,9 @@ double replicate_value(const PredictFamily& family, double eta, double trials, d
       return std::exp(eta + scale * u);
     case PredictFamily::Kind::gamma_log:
     case PredictFamily::Kind::beta_logit:
-      throw std::logic_error("replicate_value: gamma and beta replicates take several values (replicate_rows)");
+    case PredictFamily::Kind::student_t:
+      throw std::logic_error(
+          "replicate_value: gamma, beta and Student t replicates take several values (replicate_rows)");
     default:
       return count_quantile(family, eta, trials, scale, u);
   }
@@ -136,6 +138,7 @@ Eigen::MatrixXd replicate_rows(const FitResult& full_fit, const PredictRows& ful
   const bool normal = family.kind() == PredictFamily::Kind::normal || family.kind() == PredictFamily::Kind::lognormal;
   const bool gamma = family.kind() == PredictFamily::Kind::gamma_log;
   const bool beta = family.kind() == PredictFamily::Kind::beta_logit;
+  const bool student = family.kind() == PredictFamily::Kind::student_t;
   Eigen::MatrixXd out(R, n);
   std::exception_ptr error;
   constexpr Eigen::Index kBlock = 256;
@@ -156,9 +159,11 @@ Eigen::MatrixXd replicate_rows(const FitResult& full_fit, const PredictRows& ful
           for (Eigen::Index r = 0; r < R; ++r) {
             const auto step = static_cast<std::uint64_t>(r);
             const double e = eta(r, i) + off, scale = predictors.scale[r];
-            if (gamma || beta) {
+            if (gamma || beta || student) {
               data::RowUniforms uniforms(seed, step, key, rng::Purpose::replicates, 1);
-              if (gamma)  // mean exp(eta), shape `scale`: exp(eta) / shape G_shape
+              if (student)  // location eta, scale sigma, nu = the second parameter
+                out(r, row) = e + scale * data::student_t_variate(predictors.second[r], uniforms);
+              else if (gamma)  // mean exp(eta), shape `scale`: exp(eta) / shape G_shape
                 out(r, row) = std::exp(e - std::log(scale) + data::log_gamma_variate(scale, uniforms));
               else  // mean mu = expit(eta), precision phi: Beta(mu phi, (1 - mu) phi)
                 out(r, row) = data::beta_variate(scale * replicate_sigmoid(e), scale * replicate_sigmoid(-e), uniforms);

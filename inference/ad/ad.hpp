@@ -34,6 +34,7 @@
 #include "inference/ad/ops/normal_lpdf.hpp"
 #include "inference/ad/ops/poisson_log_glm.hpp"
 #include "inference/ad/ops/softplus.hpp"
+#include "inference/ad/ops/student_t_glm.hpp"
 #include "inference/ad/ops/student_t_lpdf.hpp"
 #include "inference/ad/ops/sum.hpp"
 #include "inference/ad/tape.hpp"

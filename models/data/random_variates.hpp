@@ -7,6 +7,7 @@
 //              shape >= 1; shape < 1 as Gamma(shape + 1) * U^(1/shape) (their section 6), in logs
 //              so that tiny shapes do not underflow;
 //   beta       X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b), from the logs of both;
+//   student t  Z / sqrt(X / nu) with Z normal and X = 2 Gamma(nu / 2) chi-square;
 //   poisson    inversion by sequential search for mean < 10, else Hoermann's (1993) PTRS
 //              transformed rejection ("The transformed rejection method for generating Poisson
 //              random variables"), as numpy draws them;
@@ -74,6 +75,16 @@ template <class Uniform>
 double beta_variate(double a, double b, Uniform& u) {
   const double lx = log_gamma_variate(a, u), ly = log_gamma_variate(b, u);
   return 1.0 / (1.0 + std::exp(ly - lx));
+}
+
+// Student t with nu degrees of freedom: Z / sqrt(X / nu), Z ~ Normal(0, 1), X ~ chi2(nu) = 2
+// Gamma(nu / 2, 1), taken in logs so that a tiny nu (a huge X^-1) does not overflow.
+template <class Uniform>
+double student_t_variate(double nu, Uniform& u) {
+  if (!(nu > 0)) throw std::invalid_argument("student t variate: nu must be > 0");
+  const double z = normal_variate(u);
+  if (std::isinf(nu)) return z;
+  return z * std::exp(0.5 * (std::log(nu) - 0.6931471805599453 - log_gamma_variate(0.5 * nu, u)));
 }
 
 // The largest mean drawn: past it a count no longer fits a double's integers exactly.

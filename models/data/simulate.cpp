@@ -28,7 +28,8 @@ enum class Family {
   normal,
   lognormal,
   gamma_log,
-  beta_logit
+  beta_logit,
+  student_t
 };
 
 Family family_of(const std::string& name) {
@@ -55,7 +56,7 @@ double inside_unit(double y) {
 const std::vector<std::string>& simulated_likelihoods() {
   static const std::vector<std::string> all{
       "bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "negative_binomial_log",
-      "normal",          "lognormal",        "gamma_log",      "beta_logit"};
+      "normal",          "lognormal",        "gamma_log",      "beta_logit",           "student_t"};
   return all;
 }
 
@@ -63,6 +64,7 @@ std::string simulated_parameter_name(const std::string& likelihood) {
   switch (family_of(likelihood)) {
     case Family::normal:
     case Family::lognormal:
+    case Family::student_t:
       return "sigma";
     case Family::negative_binomial_log:
     case Family::beta_logit:
@@ -78,6 +80,7 @@ float default_simulated_parameter(const std::string& likelihood) {
   switch (family_of(likelihood)) {
     case Family::normal:
     case Family::lognormal:
+    case Family::student_t:
       return 1.0f;
     case Family::negative_binomial_log:
       return 2.0f;
@@ -116,6 +119,8 @@ void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, 
   const double theta = spec.parameter;
   if (!simulated_parameter_name(spec.likelihood).empty() && !(theta > 0 && std::isfinite(theta)))
     throw std::invalid_argument("simulate_block: the likelihood's parameter must be positive");
+  if (family == Family::student_t && !(spec.nu > 0 && std::isfinite(spec.nu)))
+    throw std::invalid_argument("simulate_block: student_t's nu must be positive");
   if (family == Family::binomial_logit && spec.trials < 1)
     throw std::invalid_argument("simulate_block: trials must be >= 1");
 
@@ -160,6 +165,9 @@ void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, 
         break;
       case Family::lognormal:
         y = std::exp(eta + theta * normal_variate(u));
+        break;
+      case Family::student_t:
+        y = eta + theta * student_t_variate(static_cast<double>(spec.nu), u);
         break;
       case Family::gamma_log:
         // Gamma(shape, rate shape / mu) = (mu / shape) Gamma(shape, 1).

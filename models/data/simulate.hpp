@@ -13,6 +13,7 @@
 //   lognormal         log y ~ N(eta, sigma)
 //   gamma_log         y ~ Gamma(shape, rate shape / exp(eta))     mean exp(eta)
 //   beta_logit        y ~ Beta(mu phi, (1 - mu) phi), mu = sigmoid(eta)
+//   student_t         y ~ eta + sigma T_nu                          (Student t, nu degrees of freedom)
 //
 // Every number is a pure function of (seed, row, column) through the Philox stream of
 // rng::Purpose::simulation, so any block of rows can be made by any thread, and a smaller
@@ -35,6 +36,7 @@ struct SimulationSpec {
   bool intercept = false;
   float alpha = 0;          // the true intercept, when `intercept`
   float parameter = 0;      // the likelihood's own parameter (sigma, phi or shape), when it has one
+  float nu = 0;             // student_t's degrees of freedom (its second parameter)
   std::int64_t trials = 0;  // binomial_logit's trials per row
 };
 

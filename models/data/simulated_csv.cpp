@@ -90,6 +90,11 @@ std::string true_values_csv(const SimulationSpec& spec, const std::vector<float>
     text.append(buf, put_float(buf, buf + sizeof buf, spec.parameter));
     text += '\n';
   }
+  if (spec.likelihood == "student_t") {
+    text += "nu,";
+    text.append(buf, put_float(buf, buf + sizeof buf, spec.nu));
+    text += '\n';
+  }
   return text;
 }
 

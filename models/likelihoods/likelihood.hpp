@@ -121,6 +121,10 @@ std::vector<std::string> likelihood_names();
 // For a name the config schema accepts; std::invalid_argument for any other.
 const LikelihoodNeeds& likelihood_needs(const std::string& name);
 
+// "" when the exact method can fit the likelihood (each row's expectation at most a 2-D integral),
+// else why not: then `method: auto` resolves to monte_carlo and `exact` is a config error.
+std::string exact_method_refusal(const std::string& name);
+
 // likelihood_needs(name).parameters, or none for an unknown name (the schema reports those).
 std::vector<spec::ParameterConfig> likelihood_parameters(const std::string& name);
 

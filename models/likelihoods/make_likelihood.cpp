@@ -10,6 +10,7 @@
 #include "models/likelihoods/negative_binomial_log.hpp"
 #include "models/likelihoods/normal.hpp"
 #include "models/likelihoods/poisson_log.hpp"
+#include "models/likelihoods/student_t.hpp"
 
 namespace bvi::models {
 
@@ -27,7 +28,7 @@ std::unique_ptr<Likelihood> construct(const ParameterLayout& layout, bool fused)
 }
 
 // A likelihood's own positive scalar (normal's and lognormal's scale sigma, the negative
-// binomial's shape phi, gamma_log's shape),
+// binomial's shape phi, gamma_log's shape, student_t's sigma and nu),
 // with a prior at /model/priors/NAME.
 spec::ParameterConfig positive_parameter(const std::string& name) {
   spec::ParameterConfig p;
@@ -46,9 +47,12 @@ const std::vector<Entry>& registry() {
       {"poisson_log", {{}, false, true}, construct<PoissonLog>},
       {"normal", {{positive_parameter("sigma")}, false, false}, construct<NormalLikelihood>},
       {"negative_binomial_log", {{positive_parameter("phi")}, false, true}, construct<NegativeBinomialLog>},
-      {"lognormal", {{positive_parameter("sigma")}, false, false}, construct<Lognormal>},
-      {"gamma_log", {{positive_parameter("shape")}, false, false}, construct<GammaLog>},
+      // offset + log exposure on eta: lognormal's median and gamma_log's mean scale with exposure.
+      {"lognormal", {{positive_parameter("sigma")}, false, true}, construct<Lognormal>},
+      {"gamma_log", {{positive_parameter("shape")}, false, true}, construct<GammaLog>},
       {"beta_logit", {{positive_parameter("phi")}, false, false}, construct<BetaLogit>},
+      // brms's student: scale sigma and degrees of freedom nu.
+      {"student_t", {{positive_parameter("sigma"), positive_parameter("nu")}, false, false}, construct<StudentT>},
   };
   return all;
 }
@@ -70,6 +74,13 @@ std::vector<std::string> likelihood_names() {
 const LikelihoodNeeds& likelihood_needs(const std::string& name) {
   if (const Entry* e = find(name)) return e->needs;
   throw std::invalid_argument("unknown likelihood '" + name + "'");  // the config validator lists them
+}
+
+std::string exact_method_refusal(const std::string& name) {
+  if (name == "student_t")
+    return "each row's expected log density is a 3-D integral over (eta, log sigma, log nu), which the exact "
+           "method does not take; use method monte_carlo (or auto, which chooses it)";
+  return "";
 }
 
 std::vector<spec::ParameterConfig> likelihood_parameters(const std::string& name) {

@@ -115,8 +115,8 @@ const Section& data_section() {
            false,
            {},
            {},
-           "Name of a column added to the linear predictor as it is (poisson_log and negative_binomial_log only; "
-           "read as double)."},
+           "Name of a column added to the linear predictor as it is (poisson_log, negative_binomial_log, "
+           "lognormal and gamma_log; read as double)."},
           {"exposure",
            Kind::string,
            nullptr,
@@ -124,7 +124,8 @@ const Section& data_section() {
            {},
            {},
            "Name of a column of positive exposures whose log is added to the linear predictor, so the rate "
-           "is exposure * exp(alpha + x . beta) (poisson_log and negative_binomial_log only; read as double). "
+           "is exposure * exp(alpha + x . beta) (poisson_log, negative_binomial_log, lognormal (the median) and "
+           "gamma_log (the mean); read as double). "
            "With `offset` too, both "
            "are added."},
       }};
@@ -142,7 +143,7 @@ const Section& model_section() {
            true,
            {},
            {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log",
-            "lognormal", "gamma_log", "beta_logit"},
+            "lognormal", "gamma_log", "beta_logit", "student_t"},
            "The observation model, with linear predictor eta = alpha + x . beta. bernoulli_logit: logistic "
            "regression, y in {0, 1}, P(y = 1) = sigmoid(eta). bernoulli_probit: probit regression, y in {0, "
            "1}, "
@@ -162,7 +163,10 @@ const Section& model_section() {
            "scale = mu / shape), with a positive parameter `shape` (prior at `/model/priors/shape`, default "
            "brms's gamma(0.01, 0.01)). beta_logit: proportions 0 < y < 1, Beta with mean mu = expit(eta) and "
            "variance mu (1 - mu) / (1 + phi), density scipy.stats.beta(mu phi, (1 - mu) phi), with a positive "
-           "precision `phi` (prior at `/model/priors/phi`, default brms's gamma(0.01, 0.01))."},
+           "precision `phi` (prior at `/model/priors/phi`, default brms's gamma(0.01, 0.01)). student_t: robust "
+           "linear regression, any real y, y ~ StudentT(nu, eta, sigma) as scipy.stats.t(df = nu, loc = eta, "
+           "scale = sigma), with positive parameters `sigma` (default as normal's) and `nu` (default brms's "
+           "gamma(2, 0.1)); fitted by the monte_carlo method only."},
           {"formula",
            Kind::string,
            nullptr,
@@ -298,7 +302,8 @@ const Section& inference_section() {
            "(each row's expected log likelihood is a one-dimensional Gaussian integral), maximized by "
            "natural-gradient Newton steps until the fixed-point residual is below tol_grad. monte_carlo: "
            "stochastic gradient steps from draws of q (ADVI), with the optimizer below. auto: exact, unless the "
-           "config sets a Monte Carlo setting (optimizer, draws_per_step, eval_elbo, elbo_samples)."},
+           "config sets a Monte Carlo setting (optimizer, draws_per_step, eval_elbo, elbo_samples) or the "
+           "likelihood has no exact ELBO (student_t: monte_carlo)."},
           {"algorithm",
            Kind::choice,
            "auto",

@@ -552,13 +552,20 @@ Config parse_config_text(const std::string& text, const std::string& path, const
     if (raw_inf.is_object() && raw_inf.contains(key) && !raw_inf.at(key).is_null() && given_mc_key.empty())
       given_mc_key = key;
   std::string method = inf.at("method").get<std::string>();
-  if (method == "auto") {
+  const std::string no_exact = models::exact_method_refusal(cfg.model.likelihood);
+  if (method == "auto" && !no_exact.empty()) {
+    method = "monte_carlo";
+    cfg.inference.method_reason = "auto: monte_carlo (the " + cfg.model.likelihood + " likelihood has no exact ELBO)";
+  } else if (method == "auto") {
     method = given_mc_key.empty() ? "exact" : "monte_carlo";
     cfg.inference.method_reason = given_mc_key.empty()
                                       ? "auto: exact (every model here has an exact ELBO)"
                                       : "auto: monte_carlo (the config sets /inference/" + given_mc_key + ")";
   } else {
     cfg.inference.method_reason = "given in the config";
+    if (method == "exact" && !no_exact.empty())
+      throw config_error("/inference/method",
+                         "exact does not fit the " + cfg.model.likelihood + " likelihood: " + no_exact);
     if (method == "exact" && !given_mc_key.empty())
       throw config_error("/inference/" + given_mc_key,
                          "applies to the monte_carlo method only; remove it or set /inference/method to "

@@ -7,12 +7,16 @@ import numpy as np
 from scipy import special, stats
 
 FAMILIES = ["bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
-            "negative_binomial_log", "lognormal", "gamma_log", "beta_logit"]
+            "negative_binomial_log", "lognormal", "gamma_log", "beta_logit", "student_t"]
 BETA_SCALE, ALPHA_SCALE, SIGMA_SCALE = 2.5, 5.0, 3.0
 PHI_SHAPE, PHI_RATE = 0.01, 0.01  # brms's default prior for the negative binomial's and the gamma's shape
 # The likelihood's own positive parameter, and where a config's prior for it comes from.
 OWN = {"normal": "sigma", "negative_binomial_log": "phi", "lognormal": "sigma", "gamma_log": "shape",
-       "beta_logit": "phi"}
+       "beta_logit": "phi", "student_t": "sigma"}
+# A second positive parameter (student_t's degrees of freedom), its prior (brms's default
+# gamma(2, 0.1)) and the true value simulate() draws with.
+SECOND = {"student_t": "nu"}
+NU_SHAPE, NU_RATE, NU_TRUE = 2.0, 0.1, 5.0
 
 
 def simulate(family, rows, alpha, beta, seed, sigma=0.8):
@@ -46,6 +50,8 @@ def simulate(family, rows, alpha, beta, seed, sigma=0.8):
     elif family == "beta_logit":  # kept inside (0, 1) as doubles: a small phi puts mass at the edges
         mu = special.expit(eta)
         cols["y"] = np.clip(rng.beta(mu * sigma, (1 - mu) * sigma), 1e-10, 1 - 1e-10)
+    elif family == "student_t":  # scale sigma, NU_TRUE degrees of freedom
+        cols["y"] = eta + sigma * rng.standard_t(NU_TRUE, rows)
     else:
         cols["y"] = eta + sigma * rng.standard_normal(rows)
     return cols
@@ -68,8 +74,10 @@ def config(family, csv_path, features, intercept=True, inference=None, **data_ex
     priors = {"beta": {"normal": {"loc": 0, "scale": BETA_SCALE}}}
     if intercept:
         priors["alpha"] = {"normal": {"loc": 0, "scale": ALPHA_SCALE}}
-    if family in ("normal", "lognormal"):
+    if family in ("normal", "lognormal", "student_t"):
         priors["sigma"] = {"half_normal": {"scale": SIGMA_SCALE}}
+    if family == "student_t":
+        priors["nu"] = {"gamma": {"shape": NU_SHAPE, "rate": NU_RATE}}
     if family == "negative_binomial_log":
         priors["phi"] = {"gamma": {"shape": PHI_SHAPE, "rate": PHI_RATE}}
     if family == "gamma_log":
@@ -82,10 +90,10 @@ def config(family, csv_path, features, intercept=True, inference=None, **data_ex
     return cfg
 
 
-def log_joint(family, cols, features, alpha, beta, sigma=None):
-    """log p(y, theta) and its gradient (alpha, beta..., sigma or phi) from scipy.stats densities,
+def log_joint(family, cols, features, alpha, beta, sigma=None, nu=None):
+    """log p(y, theta) and its gradient (alpha, beta..., sigma or phi[, nu]) from scipy.stats densities,
     the priors as the config writes them (sigma ~ half_normal: scipy.stats.halfnorm; phi ~ gamma:
-    scipy.stats.gamma with scale 1/rate). `sigma` is the negative binomial's phi."""
+    scipy.stats.gamma with scale 1/rate). `sigma` is the negative binomial's phi; `nu` student_t's."""
     x = np.column_stack([cols[f] for f in features])
     y = cols["y"]
     eta = alpha + x @ beta
@@ -120,6 +128,10 @@ def log_joint(family, cols, features, alpha, beta, sigma=None):
         a, b = mu * phi, (1 - mu) * phi
         lp = stats.beta.logpdf(y, a, b)
         g = phi * mu * (1 - mu) * (special.digamma(b) - special.digamma(a) + np.log(y) - np.log1p(-y))
+    elif family == "student_t":
+        z = (y - eta) / sigma
+        lp = stats.t.logpdf(y, nu, eta, sigma)
+        g = (nu + 1) * z / (sigma * (nu + z**2))
     else:
         lp = stats.norm.logpdf(y, eta, sigma)
         g = (y - eta) / sigma**2
@@ -129,6 +141,14 @@ def log_joint(family, cols, features, alpha, beta, sigma=None):
         r = y - eta if family == "normal" else np.log(y) - eta
         total += stats.halfnorm.logpdf(sigma, 0, SIGMA_SCALE)
         grad.append(np.sum(r**2 / sigma**3 - 1 / sigma) - sigma / SIGMA_SCALE**2)
+    if family == "student_t":
+        z2 = ((y - eta) / sigma) ** 2
+        total += stats.halfnorm.logpdf(sigma, 0, SIGMA_SCALE) + stats.gamma.logpdf(nu, NU_SHAPE, scale=1 / NU_RATE)
+        grad.append(np.sum(((nu + 1) * z2 / (nu + z2) - 1) / sigma) - sigma / SIGMA_SCALE**2)
+        # d/dnu log t = (psi((nu + 1)/2) - psi(nu/2) - 1/nu - log(1 + z^2/nu) + (nu + 1) z^2 / (nu (nu + z^2))) / 2
+        dnu = 0.5 * (special.digamma((nu + 1) / 2) - special.digamma(nu / 2) - 1 / nu - np.log1p(z2 / nu)
+                     + (nu + 1) * z2 / (nu * (nu + z2)))
+        grad.append(dnu.sum() + (NU_SHAPE - 1) / nu - NU_RATE)
     if family == "gamma_log":
         a, mu = sigma, np.exp(eta)
         total += stats.gamma.logpdf(a, PHI_SHAPE, scale=1 / PHI_RATE)
@@ -152,7 +172,8 @@ def log_joint(family, cols, features, alpha, beta, sigma=None):
 
 
 def param_names(family, d):
-    return ["alpha"] + ["beta.%d" % (j + 1) for j in range(d)] + ([OWN[family]] if family in OWN else [])
+    return (["alpha"] + ["beta.%d" % (j + 1) for j in range(d)] + ([OWN[family]] if family in OWN else [])
+            + ([SECOND[family]] if family in SECOND else []))
 
 
 def dump(cfg):

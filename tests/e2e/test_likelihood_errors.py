@@ -145,8 +145,14 @@ class LikelihoodConfigErrors(ErrorTestCase):
                    lambda c: c["model"]["priors"].update(shape={"normal": {"loc": 0, "scale": -1}}),
                    "/model/priors/shape/normal/scale", "must be > 0")
 
-    def test_offset_for_lognormal(self):
-        self.fails("lognormal", "lognormal", lambda c: c["data"].update(offset="x1"), "/data/offset", None)
+    def test_offset_for_student_t(self):
+        # lognormal and gamma_log take an offset; student_t (like normal) does not.
+        self.fails("student_t", "normal", lambda c: c["data"].update(offset="offset"), "/data/offset",
+                   "only poisson_log, negative_binomial_log, lognormal, gamma_log does")
+
+    def test_offset_column_for_lognormal_must_not_be_a_feature(self):
+        self.fails("lognormal", "lognormal", lambda c: c["data"].update(offset="x1"), "/data/offset",
+                   "already a feature")
 
     def test_unknown_likelihood_lists_the_known_ones(self):
         self.fails("normal", "normal", lambda c: c["model"].update(likelihood="gamma"), "/model/likelihood",

@@ -23,8 +23,8 @@ class EvalMatchesScipy(BinaryTestCase):
         names = lm.param_names(family, 3)
         rng = np.random.default_rng(3)
         points = rng.normal(0, 0.6, (4, len(names)))
-        if family in lm.OWN:  # sigma, phi > 0
-            points[:, -1] = 0.5 + np.abs(points[:, -1])
+        if family in lm.OWN:  # sigma, phi (and student_t's nu) > 0
+            points[:, 4:] = 0.5 + np.abs(points[:, 4:])
         params = ",".join(names) + "\n" + "".join(",".join(repr(v) for v in p) + "\n" for p in points)
         p = run(["eval", self.write_config(cfg), "--grad", "--params", "-"], stdin=params)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -38,8 +38,8 @@ class EvalMatchesScipy(BinaryTestCase):
             for f in FEATURES:
                 ref_cols[f] = ref_cols[f].astype(np.float32).astype(float)
         for row, pt in zip(out, points):
-            sigma = pt[-1] if family in lm.OWN else None
-            lp, grad = lm.log_joint(family, ref_cols, FEATURES, pt[0], pt[1:4], sigma)
+            own = pt[4:] if family in lm.OWN else [None]  # sigma or phi, then nu
+            lp, grad = lm.log_joint(family, ref_cols, FEATURES, pt[0], pt[1:4], *own)
             self.assertLessEqual(abs(float(row["log_joint"]) - lp), rtol * abs(lp), (family, row["log_joint"], lp))
             for n, g in zip(names, grad):
                 got = float(row["grad." + n])
@@ -71,6 +71,9 @@ class EvalMatchesScipy(BinaryTestCase):
 
     def test_beta_logit(self):
         self.eval_family("beta_logit")
+
+    def test_student_t(self):
+        self.eval_family("student_t")
 
     def test_normal_standardize_leaves_the_response_alone(self):
         self.eval_family("normal", standardize=True)

@@ -78,8 +78,8 @@ class SimulateLikelihoods(ErrorTestCase):
 
     def test_bad_likelihood_options(self):
         base = ["simulate", "--rows", "10", "--features", "2", "--seed", "1"]
-        line = self.assert_fails(self.run_bvi(base + ["--likelihood", "student_t"]), USAGE, "command line",
-                              "student_t")
+        line = self.assert_fails(self.run_bvi(base + ["--likelihood", "cauchy"]), USAGE, "command line",
+                              "cauchy")
         line = line.strip()
         self.assertNotIn("\n", line)
         for name in LIKELIHOODS:
@@ -94,7 +94,10 @@ class SimulateLikelihoods(ErrorTestCase):
                                 [["--intercept", "abc"], "--intercept"],
                                 [["--intercept", "nan"], "--intercept"],
                                 [["--likelihood", "normal", "--sigma", "nan"], "--sigma"],
-                                [["--likelihood", "normal", "--sigma", "inf"], "--sigma"]):
+                                [["--likelihood", "normal", "--sigma", "inf"], "--sigma"],
+                                [["--likelihood", "normal", "--nu", "3"], "--nu"],
+                                [["--likelihood", "student_t", "--nu", "0"], "--nu"],
+                                [["--likelihood", "student_t", "--phi", "2"], "--phi"]):
             with self.subTest(extra=extra):
                 self.assert_fails(self.run_bvi(base + extra), USAGE, "command line", contains)
         self.assertEqual(os.listdir(self.tmp), [], "nothing written")

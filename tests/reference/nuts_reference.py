@@ -190,6 +190,9 @@ def stan_program(model, parameterization="noncentred"):
     elif lik == "gamma_log":
         # Stan's gamma(shape, rate); mean exp(eta) is rate shape / exp(eta)
         stmts.append("  y ~ gamma(shape, shape * exp(-(%s)));" % eta)
+    elif lik == "student_t":
+        # Stan's student_t(nu, mu, sigma) is scipy.stats.t(df = nu, loc = mu, scale = sigma)
+        stmts.append("  y ~ student_t(nu, %s, sigma);" % eta)
     elif lik == "beta_logit":
         # Stan's beta_proportion(mu, kappa) is Beta(mu kappa, (1 - mu) kappa): bayes-vi's with kappa = phi
         stmts.append("  y ~ beta_proportion(inv_logit(%s), phi);" % eta)

@@ -29,10 +29,13 @@ import numpy as np
 from vi_priors import FAMILIES, POSITIVE_RANGE, ConfigError, Transform, start_value
 
 LIKELIHOODS = ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
-               "negative_binomial_log", "lognormal", "gamma_log", "beta_logit")
+               "negative_binomial_log", "lognormal", "gamma_log", "beta_logit", "student_t")
 # The likelihoods with a positive parameter of their own, sampled as its log: its name.
 SCALE_PARAMETER = {"normal": "sigma", "negative_binomial_log": "phi", "lognormal": "sigma", "gamma_log": "shape",
-                   "beta_logit": "phi"}
+                   "beta_logit": "phi", "student_t": "sigma"}
+# A second positive parameter after it (student_t's degrees of freedom; NUTS only: the exact
+# optimizer here has no student_t expectation).
+SECOND_PARAMETER = {"student_t": "nu"}
 
 
 class Block:
@@ -358,6 +361,8 @@ def load_model(config_path):
     blocks.append(Block("beta", len(features), True, list(features), Transform(), False))
     if likelihood in SCALE_PARAMETER:
         blocks.append(Block(SCALE_PARAMETER[likelihood], 1, False, None, Transform("lower", 0.0), True))
+    if likelihood in SECOND_PARAMETER:
+        blocks.append(Block(SECOND_PARAMETER[likelihood], 1, False, None, Transform("lower", 0.0), True))
     declared = model.get("parameters", {})
     if not isinstance(declared, dict):
         raise ConfigError("/model/parameters: expected an object")

@@ -264,6 +264,7 @@ std::pair<double, double> conditional_moments(const SimulationSpec& s, double et
   if (f == "poisson_log") return {mu, mu};
   if (f == "negative_binomial_log") return {mu, mu + mu * mu / th};
   if (f == "normal") return {eta, th * th};
+  if (f == "student_t") return {eta, th * th * s.nu / (s.nu - 2)};
   if (f == "lognormal")
     return {std::exp(eta + th * th / 2), std::expm1(th * th) * std::exp(2 * eta + th * th)};
   if (f == "gamma_log") return {mu, mu * mu / th};
@@ -278,6 +279,7 @@ SimulationSpec spec_for(const std::string& likelihood) {
   s.alpha = 0.25f;
   s.parameter = default_simulated_parameter(likelihood);
   s.trials = likelihood == "binomial_logit" ? 7 : 0;
+  s.nu = likelihood == "student_t" ? 12.0f : 0.0f;  // an eighth moment, for the mean-square test's error
   return s;
 }
 
@@ -343,7 +345,10 @@ TEST_CASE("the truth file lists alpha, beta and the likelihood's own parameter")
   CHECK(simulated_parameter_name("negative_binomial_log") == "phi");
   CHECK(simulated_parameter_name("beta_logit") == "phi");
   CHECK(simulated_parameter_name("lognormal") == "sigma");
-  CHECK_THROWS_AS(simulated_parameter_name("student_t"), std::invalid_argument);
+  s.likelihood = "student_t";
+  s.nu = 3.5f;
+  CHECK(true_values_csv(s, {0.5f}) == "name,true_value\nbeta.1,0.5\nsigma,2.5\nnu,3.5\n");
+  CHECK_THROWS_AS(simulated_parameter_name("cauchy"), std::invalid_argument);
 }
 
 TEST_CASE("a smaller dataset is a prefix of a larger one, for every likelihood") {

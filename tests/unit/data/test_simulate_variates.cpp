@@ -3,7 +3,8 @@
 // the sample's fourth central moment, Var(s^2) ~ (m4 - s^4) / n), and a Kolmogorov-Smirnov or
 // chi-square goodness-of-fit test at the 0.001 level against the family's CDF or pmf written
 // out here (scipy.stats' formulas: erf for Gamma(1/2), the Erlang sum for Gamma(3), the
-// polynomial CDF of Beta(2, 3), the Poisson, NB2 and binomial pmfs through lgamma).
+// polynomial CDF of Beta(2, 3), the Student t's at 1 and 2 degrees of freedom, the Poisson, NB2 and
+// binomial pmfs through lgamma).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -154,6 +155,27 @@ TEST_CASE("beta: Beta(a, b) moments; KS at (2, 3)") {
   // Beta(2, 3): pdf 12 x (1 - x)^2, F(x) = 6 x^2 - 8 x^3 + 3 x^4.
   check_ks(draws(50000, 7, [](RowUniforms& u) { return beta_variate(2.0, 3.0, u); }),
            [](double x) { return x * x * (6 - 8 * x + 3 * x * x); });
+}
+
+TEST_CASE("student t: T_nu moments at nu = 12; KS at nu = 1 (Cauchy), 2 and 0.4 (symmetry)") {
+  // Var T_nu = nu / (nu - 2); nu = 12 has the eighth moment the variance's standard error needs.
+  check_moments(draws(50000, 11, [](RowUniforms& u) { return student_t_variate(12.0, u); }), 0, 1.2);
+  // Closed-form CDFs (scipy.stats.t): nu = 1, F = 1/2 + atan(t)/pi; nu = 2, F = 1/2 + t / (2 sqrt(2 + t^2)).
+  check_ks(draws(50000, 12, [](RowUniforms& u) { return student_t_variate(1.0, u); }),
+           [](double t) { return 0.5 + std::atan(t) / M_PI; });
+  check_ks(draws(50000, 13, [](RowUniforms& u) { return student_t_variate(2.0, u); }),
+           [](double t) { return 0.5 + t / (2 * std::sqrt(2 + t * t)); });
+  // nu = 0.4: no closed-form CDF, but symmetric about 0 with F(0) = 1/2, and finite (in logs).
+  const auto x = draws(50000, 14, [](RowUniforms& u) { return student_t_variate(0.4, u); });
+  double below = 0;
+  for (double v : x) {
+    CHECK(std::isfinite(v));
+    below += v < 0;
+  }
+  CHECK(std::abs(below / 50000 - 0.5) < 5 * 0.5 / std::sqrt(50000.0));
+  CHECK(draws(3, 15, [](RowUniforms& u) { return student_t_variate(INFINITY, u); }) ==
+        draws(3, 15, [](RowUniforms& u) { return normal_variate(u); }));
+  CHECK_THROWS_AS(draws(1, 5, [](RowUniforms& u) { return student_t_variate(0.0, u); }), std::invalid_argument);
 }
 
 TEST_CASE("poisson: mean = variance = mu on both sides of the switch at 10; chi-square") {

@@ -1,0 +1,47 @@
+#include "models/likelihoods/student_t.hpp"
+
+#include <stdexcept>
+
+#include "inference/ad/ad.hpp"
+
+namespace bvi::models {
+
+StudentT::StudentT(const ParameterLayout& layout, bool fused) : eta_(layout, "student_t"), fused_(fused) {
+  const ParameterBlock* sigma = layout.find("sigma");
+  const ParameterBlock* nu = layout.find("nu");
+  if (!sigma || sigma->size != 1 || !nu || nu->size != 1)
+    throw std::logic_error("student_t needs scalar sigma and nu parameters");
+  sigma_offset_ = sigma->offset;
+  nu_offset_ = nu->offset;
+}
+
+template <class T>
+ad::Var StudentT::fused(const ad::Var& params, const DataBlock<T>& block) const {
+  const ad::Var sigma = params.col(sigma_offset_), nu = params.col(nu_offset_);
+  return eta_.fused(params, block, [&](const ad::Var* alpha, const ad::Var& beta, const ad::Var* extra) {
+    return ad::student_t_glm<T>(alpha, beta, sigma, nu, block.x, LinearPredictor::rows(block), extra);
+  });
+}
+
+// row_sums(student_t_lpdf(y, nu, eta, sigma)), y a 1 x m row, nu and sigma S x 1 columns.
+template <class T>
+ad::Var StudentT::composed(const ad::Var& params, const DataBlock<T>& block) const {
+  ad::Tape& tape = params.tape();
+  const ad::Var eta = eta_.composed(params, block);
+  return ad::row_sums(ad::student_t_lpdf(tape.constant(block.y, 1, block.rows), params.col(nu_offset_), eta,
+                                         params.col(sigma_offset_)));
+}
+
+ad::Var StudentT::log_lik(const ad::Var& params, const DataBlock<double>& block) const {
+  return fused_ ? fused(params, block) : composed(params, block);
+}
+ad::Var StudentT::log_lik(const ad::Var& params, const DataBlock<float>& block) const {
+  return fused_ ? fused(params, block) : composed(params, block);
+}
+
+void StudentT::expected_log_lik(const EtaMoments&, const ad::GlmRows&, RowExpectations&,
+                                quadrature::ExpectationScratch&) const {
+  throw std::logic_error("student_t has no exact expectation (the config parser refuses method exact)");
+}
+
+}  // namespace bvi::models
