@@ -48,15 +48,17 @@ template <class T>
 ad::Var NegativeBinomialLog::composed(const ad::Var& params, const DataBlock<T>& block) const {
   ad::Tape& tape = params.tape();
   const ad::Var eta = eta_.composed(params, block);
-  return ad::row_sums(
+  return LinearPredictor::weighted_row_sums(block, 
       ad::neg_binomial_2_log_lpdf(tape.constant(block.y, 1, block.rows), eta, params.col(phi_offset_)));
 }
 
 ad::Var NegativeBinomialLog::log_lik(const ad::Var& params, const DataBlock<double>& block) const {
-  return fused_ ? fused(params, block) : composed(params, block);
+  // Row weights run the composed path: the fused family has no weighted form yet.
+  return fused_ && !block.weight ? fused(params, block) : composed(params, block);
 }
 ad::Var NegativeBinomialLog::log_lik(const ad::Var& params, const DataBlock<float>& block) const {
-  return fused_ ? fused(params, block) : composed(params, block);
+  // Row weights run the composed path: the fused family has no weighted form yet.
+  return fused_ && !block.weight ? fused(params, block) : composed(params, block);
 }
 
 }  // namespace bvi::models
