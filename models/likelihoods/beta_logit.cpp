@@ -45,12 +45,10 @@ ad::Var BetaLogit::composed(const ad::Var& params, const DataBlock<T>& block) co
 }
 
 ad::Var BetaLogit::log_lik(const ad::Var& params, const DataBlock<double>& block) const {
-  // Row weights run the composed path: the fused family has no weighted form yet.
-  return fused_ && !block.weight ? fused(params, block) : composed(params, block);
+  return fused_ ? fused(params, block) : composed(params, block);
 }
 ad::Var BetaLogit::log_lik(const ad::Var& params, const DataBlock<float>& block) const {
-  // Row weights run the composed path: the fused family has no weighted form yet.
-  return fused_ && !block.weight ? fused(params, block) : composed(params, block);
+  return fused_ ? fused(params, block) : composed(params, block);
 }
 
 }  // namespace bvi::models

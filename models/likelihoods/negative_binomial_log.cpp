@@ -53,12 +53,10 @@ ad::Var NegativeBinomialLog::composed(const ad::Var& params, const DataBlock<T>&
 }
 
 ad::Var NegativeBinomialLog::log_lik(const ad::Var& params, const DataBlock<double>& block) const {
-  // Row weights run the composed path: the fused family has no weighted form yet.
-  return fused_ && !block.weight ? fused(params, block) : composed(params, block);
+  return fused_ ? fused(params, block) : composed(params, block);
 }
 ad::Var NegativeBinomialLog::log_lik(const ad::Var& params, const DataBlock<float>& block) const {
-  // Row weights run the composed path: the fused family has no weighted form yet.
-  return fused_ && !block.weight ? fused(params, block) : composed(params, block);
+  return fused_ ? fused(params, block) : composed(params, block);
 }
 
 }  // namespace bvi::models
