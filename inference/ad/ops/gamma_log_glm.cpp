@@ -35,13 +35,17 @@ struct GammaLogFamily {
     for (Index n = 0; n < m; ++n) {
       const double y = rows.y[n];
       if (!(y > 0.0)) outside = true;
-      const double w = row_weight(rows, n);
+      const double w = row_weight(rows, n), log_y = rows.log_constant ? -rows.log_constant[n] : std::log(y);
       wsum += w;
-      sum_log_y += w * (rows.log_constant ? -rows.log_constant[n] : std::log(y));
+      sum_log_y += rows.weight ? w * log_y : log_y;
       auto a = eta.col(n);
       r = y * (-a.template cast<double>()).exp();
       // eta = -inf: y e^-eta = inf, and eta + inf would be NaN; the sum is +inf (log p = -inf).
-      t += w * (r < inf).select(a.template cast<double>() + r, inf);
+      // Unweighted, the old statement (so unweighted fits keep their bits under fma contraction).
+      if (rows.weight)
+        t += w * (r < inf).select(a.template cast<double>() + r, inf);
+      else
+        t += (r < inf).select(a.template cast<double>() + r, inf);
       if (grad) a = (al * (r - 1.0)).template cast<C>();
     }
     const double md = wsum;

@@ -34,7 +34,12 @@ struct NormalFamily {
       z = (rows.y[n] - a) / sd;
       const double w = row_weight(rows, n);
       wsum += w;
-      zz += w * z.square();
+      // Unweighted, the old statement: w z^2 would round z^2 before the add that z * z + zz
+      // contracts into one fma, and change the bits of unweighted fits.
+      if (rows.weight)
+        zz += w * z.square();
+      else
+        zz += z.square();
       if (grad) a = z / sd;
     }
     if (m == 0) {
