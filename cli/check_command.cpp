@@ -139,6 +139,7 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
     if (d.dropped_rows > 0) os << "missing     " << dropped_rows_note(d) << "\n";
     os << response_summary(d, p.model.likelihood().response_kind(), config.data.trials.has_value(),
                            config.data.offset.has_value() || config.data.exposure.has_value(), comm);
+    if (config.data.weights) os << weights_summary(d, *config.data.weights, comm);
     for (const auto& v : p.design.variables)
       if (v.categorical) os << "categorical " << v.name << ": " << describe_levels(v) << "\n";
     os << "features    " << join(d.feature_names, " ") << "\n";

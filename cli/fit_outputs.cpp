@@ -124,6 +124,8 @@ Json summary_json(const FitRecord& r) {
   data["likelihood"] = r.config->model.likelihood;
   data["intercept"] = r.config->model.intercept;
   if (!r.response_hash.empty()) data["response_hash"] = r.response_hash;
+  // A weighted fit names its weights column (absent: unweighted).
+  if (r.config->data.weights) data["weights"] = *r.config->data.weights;
   if (!r.config_path.empty()) data["config"] = r.config_path;
   if (r.center.size() > 0) {
     data["standardization"] = {{"center", std::vector<double>(r.center.data(), r.center.data() + r.center.size())},

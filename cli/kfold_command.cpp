@@ -16,6 +16,7 @@
 
 #include "bvi_version.hpp"
 #include "cli/common_options.hpp"
+#include "cli/refuse_weights.hpp"
 #include "cli/fit_rows.hpp"
 #include "cli/kfold_folds.hpp"
 #include "cli/logging.hpp"
@@ -177,6 +178,7 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
     throw usage_error("kfold runs its refits one process at a time; run it without mpirun (--threads N)");
   if (o.folds == 0 && o.group.empty()) throw usage_error("--folds K is required without --group");
   spec::Config config = spec::parse_config(o.config);
+  refuse_weights(config, "kfold");
   const int threads = resolve_threads(o.threads);
   const fs::path dir(o.output);
   kfold_mkdir(dir);

@@ -10,6 +10,7 @@
 
 #include "cli/fit_rows.hpp"
 #include "cli/logging.hpp"
+#include "cli/refuse_weights.hpp"
 #include "cli/number_format.hpp"
 #include "common/error.hpp"
 #include "inference/reduce/collective_error.hpp"
@@ -84,6 +85,7 @@ std::unique_ptr<LooSetup> loo_setup(const LooRequest& req, bool warn) {
   auto owned = std::make_unique<LooSetup>();
   LooSetup& st = *owned;
   st.config = spec::parse_config(req.config);
+  refuse_weights(st.config, "loo");
   st.applied = load_fit_for_config(st.config, req.fit);
   models::FitResult& fit = st.applied.fit;
   const std::string draws_csv = req.fit + "/draws.csv";

@@ -164,11 +164,18 @@ int run_predict(const PredictOptions& o) {
   const Eigen::VectorXd& y = rows.y;
 
   nlohmann::ordered_json metrics;
+  // Weighted metrics when the fit had a weights column and these rows have it too.
+  const Eigen::VectorXd* weight = rows.weight.size() ? &rows.weight : nullptr;
+  auto add_weights = [&](nlohmann::ordered_json& j) {
+    j["weighted"] = weight != nullptr;
+    if (weight) j["weight_sum"] = weight->sum();
+  };
   std::string report;  // the metrics in one line for stderr, once the metrics file is written
   if (has_y && lik.response_kind() == models::ResponseKind::binary) {
-    const models::BinaryMetrics m = models::binary_metrics(pred.mean, y, pred.lpd);
+    const models::BinaryMetrics m = models::binary_metrics(pred.mean, y, pred.lpd, weight);
     metrics["rows"] = m.rows;
     metrics["draws"] = fit.draws.rows();
+    add_weights(metrics);
     metrics["mean_log_predictive_density"] = m.mean_lpd;
     metrics["accuracy"] = m.accuracy;
     metrics["brier"] = m.brier;
@@ -180,9 +187,10 @@ int run_predict(const PredictOptions& o) {
                   m.rows, m.mean_lpd, m.accuracy, m.brier, m.auc);
     report = line;
   } else if (has_y) {
-    const models::PointMetrics m = models::point_metrics(pred.mean, y, pred.lpd);
+    const models::PointMetrics m = models::point_metrics(pred.mean, y, pred.lpd, weight);
     metrics["rows"] = m.rows;
     metrics["draws"] = fit.draws.rows();
+    add_weights(metrics);
     metrics["mean_log_predictive_density"] = m.mean_lpd;
     metrics["rmse"] = m.rmse;
     metrics["mae"] = m.mae;
@@ -193,6 +201,7 @@ int run_predict(const PredictOptions& o) {
   } else if (!o.metrics.empty()) {
     throw data_error(file_line(path, 1), "no response column '" + fit.response + "': metrics need it");
   }
+  if (weight && !report.empty()) report += " (weighted by " + *config.data.weights + ")";
   if (!o.metrics.empty()) write_file_atomically(o.metrics, metrics.dump(2) + "\n");
   if (!report.empty()) {
     cli_logger().info(report);

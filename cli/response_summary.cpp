@@ -86,6 +86,21 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
   return os.str();
 }
 
+template <class T>
+std::string weights_summary(const data::Dataset<T>& d, const std::string& column, reduce::Communicator& comm) {
+  const auto s = sum_over_ranks<2>({d.weight.sum(), static_cast<double>((d.weight.array() == 0.0).count())}, comm);
+  const auto [lo, hi] = range_over_ranks(d.weight, comm);
+  std::ostringstream os;
+  os.precision(6);
+  os << "weights     " << column << ": sum " << s[0] << ", min " << lo << ", max " << hi << ", "
+     << std::llround(s[1]) << " of " << d.total_rows << " rows weigh 0\n";
+  return os.str();
+}
+
+template std::string weights_summary<double>(const data::Dataset<double>&, const std::string&,
+                                             reduce::Communicator&);
+template std::string weights_summary<float>(const data::Dataset<float>&, const std::string&, reduce::Communicator&);
+
 template std::string response_summary<double>(const data::Dataset<double>&, models::ResponseKind, bool, bool,
                                               reduce::Communicator&);
 template std::string response_summary<float>(const data::Dataset<float>&, models::ResponseKind, bool, bool,

@@ -14,4 +14,9 @@ template <class T>
 std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kind, bool trials, bool offset,
                              reduce::Communicator& comm);
 
+// The `weights` line of `check` for a weighted model: the column, the weights' sum, range and
+// how many rows weigh 0, over the whole file.
+template <class T>
+std::string weights_summary(const data::Dataset<T>& d, const std::string& column, reduce::Communicator& comm);
+
 }  // namespace bvi::cli

@@ -18,6 +18,7 @@ struct DataView {
   Eigen::Index total_rows = 0;     // rows in the whole dataset
   const double* trials = nullptr;  // binomial: trials per row (null when the model has none)
   const double* offset = nullptr;  // added to the linear predictor (null: none)
+  const double* weight = nullptr;  // each row's log-likelihood weight (null: every row weighs 1)
   // Grouping factors (n_groups of them), in the order of the model's group terms.
   const data::GroupData<T>* groups = nullptr;
   int n_groups = 0;

@@ -176,6 +176,7 @@ ad::GlmRows ExpectedLikelihood<T>::rows(Index first, Index n) const {
   r.y = data_.y + first;
   r.trials = data_.trials ? data_.trials + first : nullptr;
   r.offset = data_.offset ? data_.offset + first : nullptr;
+  r.weight = data_.weight ? data_.weight + first : nullptr;
   r.log_constant = log_constants_.size() ? log_constants_.data() + first : nullptr;
   r.rows = n;
   return r;
@@ -311,7 +312,9 @@ void ExpectedLikelihood<T>::meanfield_chunk(int thread, Index chunk, double* par
     }
     EtaMoments eta{s.m.data(), s.v.data(), n, u_mean_, u_var_, nullptr};
     RowExpectations out{s.value.data(), s.dm.data(), s.dv.data(), scaled ? s.dc.data() : nullptr};
-    lik.expected_log_lik(eta, rows(r0, n), out, s.quad);
+    const ad::GlmRows block_rows = rows(r0, n);
+    lik.expected_log_lik(eta, block_rows, out, s.quad);
+    weight_row_expectations(block_rows, out);
     partial[0] += s.value.head(n).sum();
     if (!grad) continue;
     partial[1] += out.d_u_mean;
@@ -395,7 +398,9 @@ void ExpectedLikelihood<T>::fullrank_chunk(int thread, Index chunk, double* part
     }
     EtaMoments eta{s.m.data(), s.v.data(), n, u_mean_, u_var_, scaled ? s.c.data() : nullptr};
     RowExpectations out{s.value.data(), s.dm.data(), s.dv.data(), scaled ? s.dc.data() : nullptr};
-    lik.expected_log_lik(eta, rows(r0, n), out, s.quad);
+    const ad::GlmRows block_rows = rows(r0, n);
+    lik.expected_log_lik(eta, block_rows, out, s.quad);
+    weight_row_expectations(block_rows, out);
     partial[0] += s.value.head(n).sum();
     if (!grad) continue;
     partial[1] += out.d_u_mean;

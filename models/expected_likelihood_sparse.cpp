@@ -298,7 +298,9 @@ void ExpectedLikelihood<T>::sparse_chunk(int thread, Index chunk, double* partia
     }
     EtaMoments eta{s.m.data(), s.v.data(), n, u_mean_, u_var_, scaled ? s.c.data() : nullptr};
     RowExpectations out{s.value.data(), s.dm.data(), s.dv.data(), scaled ? s.dc.data() : nullptr};
-    lik.expected_log_lik(eta, rows(r0, n), out, s.quad);
+    const ad::GlmRows block_rows = rows(r0, n);
+    lik.expected_log_lik(eta, block_rows, out, s.quad);
+    weight_row_expectations(block_rows, out);
     partial[0] += s.value.head(n).sum();
     if (!grad) continue;
     partial[1] += out.d_u_mean;

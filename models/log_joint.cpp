@@ -81,6 +81,7 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
           DataBlock<T> block{dv.x + local * dv.cols, dv.y + local, m, dv.cols};
           if (dv.trials) block.trials = dv.trials + local;
           if (dv.offset) block.offset = dv.offset + local;
+          if (dv.weight) block.weight = dv.weight + local;
           if (lj.log_constants_.size()) block.log_constant = lj.log_constants_.data() + local;
           block.groups = dv.groups;
           block.n_groups = dv.n_groups;

@@ -44,7 +44,7 @@ struct LocalRead {
   reduce::ShardPlan plan;
   data::Table<T> table;
   Eigen::Index records = 0;
-  int trials_slot = -1, offset_slot = -1, exposure_slot = -1;
+  int trials_slot = -1, offset_slot = -1, exposure_slot = -1, weight_slot = -1;
   std::vector<int> numeric_vars, categorical_vars;  // design variables in the table's column order
 };
 
@@ -65,7 +65,7 @@ LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduc
   design::check_formula_columns(config.model, reader.columns());
   // The response and the likelihood's columns, each a column of its own.
   data::DataSpec spec{config.data.csv,    config.data.response, std::vector<std::string>{}, false,
-                      config.data.trials, config.data.offset,   config.data.exposure};
+                      config.data.trials, config.data.offset,   config.data.exposure, config.data.weights};
   const data::ColumnSelection extras = data::select_columns(reader, spec);
   reader.scan();
   r.design = design::plan_design(
@@ -78,11 +78,11 @@ LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduc
       },
       header_place);
   for (const auto& v : r.design.variables) {
-    for (int c : {extras.response, extras.trials, extras.offset, extras.exposure})
+    for (int c : {extras.response, extras.trials, extras.offset, extras.exposure, extras.weights})
       if (v.column == c)
         throw data_error(header_place, "column " + data::quoted_excerpt(v.name) +
-                                           " is both a predictor and the response (or the trials, offset or "
-                                           "exposure column)");
+                                           " is both a predictor and the response (or the trials, offset, "
+                                           "exposure or weights column)");
   }
   r.records = reader.records();
   if (r.records == 0) throw data_error(file_line(config.data.csv, reader.first_data_line()), "no data rows");
@@ -114,6 +114,7 @@ LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduc
   r.trials_slot = add_extra(extras.trials, data::check_trials);
   r.offset_slot = add_extra(extras.offset, {});
   r.exposure_slot = add_extra(extras.exposure, data::check_exposure);
+  r.weight_slot = add_extra(extras.weights, data::check_weight);
   if (r.trials_slot >= 0)
     ts.row_check = [&lik, slot = r.trials_slot](double y, const double* e) {
       return lik.check_response(y, e[slot]);
@@ -344,6 +345,7 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
   d.first_dropped_what = missing.what;
   d.y = std::move(table.y);
   if (r.trials_slot >= 0) d.trials = table.extras.col(r.trials_slot);
+  if (r.weight_slot >= 0) d.weight = table.extras.col(r.weight_slot);
   if (r.offset_slot >= 0 || r.exposure_slot >= 0) {
     d.offset = Eigen::VectorXd::Zero(table.kept);
     if (r.offset_slot >= 0) d.offset += table.extras.col(r.offset_slot);
@@ -412,6 +414,7 @@ DesignProbe probe_model_design(const spec::Config& config, reduce::Communicator&
   out.records = r.records;
   out.trials = r.trials_slot >= 0;
   out.offset = r.offset_slot >= 0 || r.exposure_slot >= 0;
+  out.weights = r.weight_slot >= 0;
   return out;
 }
 

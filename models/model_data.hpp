@@ -43,6 +43,7 @@ struct DesignProbe {
   Eigen::Index records = 0;  // data records in the file
   bool trials = false;       // a trials column is read
   bool offset = false;       // an offset or exposure column is read (one offset per row)
+  bool weights = false;      // a weights column is read
 };
 
 DesignProbe probe_model_design(const spec::Config& config, reduce::Communicator& comm, Eigen::Index block_rows);

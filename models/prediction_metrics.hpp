@@ -22,8 +22,13 @@ struct PointMetrics {
   double mae = 0;       // mean of |E[y] - y|
 };
 
-PointMetrics point_metrics(const Eigen::VectorXd& mean, const Eigen::VectorXd& y, const Eigen::VectorXd& lpd);
+// With row weights `w` (the fit's weights column in the predicted file; null: none) every mean is
+// a weighted mean, sum_i w_i f_i / sum_i w_i, and the AUC counts each (positive, negative) pair
+// with weight w_i w_j: the metrics of the data with each row repeated w_i times, for integer w.
+PointMetrics point_metrics(const Eigen::VectorXd& mean, const Eigen::VectorXd& y, const Eigen::VectorXd& lpd,
+                           const Eigen::VectorXd* w = nullptr);
 
-BinaryMetrics binary_metrics(const Eigen::VectorXd& p, const Eigen::VectorXd& y, const Eigen::VectorXd& lpd);
+BinaryMetrics binary_metrics(const Eigen::VectorXd& p, const Eigen::VectorXd& y, const Eigen::VectorXd& lpd,
+                             const Eigen::VectorXd* w = nullptr);
 
 }  // namespace bvi::models

@@ -77,6 +77,11 @@ PredictionRowsReader::PredictionRowsReader(const std::string& path, const design
   trials_slot_ = add_extra(data.trials, "trials", data::check_trials);
   offset_slot_ = add_extra(data.offset, "offset", {});
   exposure_slot_ = add_extra(data.exposure, "exposure", data::check_exposure);
+  // The weights column is optional here: with it the held-out metrics are weighted.
+  if (data.weights && where.count(*data.weights)) {
+    spec_.extras.push_back({where.at(*data.weights), data::check_weight});
+    weight_slot_ = static_cast<int>(spec_.extras.size()) - 1;
+  }
   if (trials_slot_ >= 0 && spec_.response >= 0)
     spec_.row_check = [&likelihood, slot = trials_slot_](double y, const double* e) {
       return likelihood.check_response(y, e[slot]);
@@ -97,7 +102,8 @@ PredictionRows PredictionRowsReader::read(Eigen::Index begin, Eigen::Index end, 
   const std::vector<bool>& fixed = fixed_;
   const std::vector<int>& numeric_vars = numeric_vars_;
   const std::vector<int>& categorical_vars = categorical_vars_;
-  const int trials_slot = trials_slot_, offset_slot = offset_slot_, exposure_slot = exposure_slot_;
+  const int trials_slot = trials_slot_, offset_slot = offset_slot_, exposure_slot = exposure_slot_,
+            weight_slot = weight_slot_;
   data::Table<double> t = data::read_table<double>(*reader_, spec, begin, end, chunk);
 
   PredictionRows out;
@@ -186,6 +192,7 @@ PredictionRows PredictionRowsReader::read(Eigen::Index begin, Eigen::Index end, 
   }
   if (spec.response >= 0) out.y = t.y;
   if (trials_slot >= 0) out.trials = t.extras.col(trials_slot);
+  if (weight_slot >= 0) out.weight = t.extras.col(weight_slot);
   if (offset_slot >= 0 || exposure_slot >= 0) {
     out.offset = Eigen::VectorXd::Zero(n);
     if (offset_slot >= 0) out.offset += t.extras.col(offset_slot);

@@ -31,6 +31,7 @@ struct PredictionRows {
   Eigen::VectorXd y;          // when the file has the response column
   Eigen::VectorXd trials;     // binomial_logit
   Eigen::VectorXd offset;     // offset + log exposure, when the fit had either
+  Eigen::VectorXd weight;     // the fit's weights column, when the fit had one and this file has it
   std::vector<PredictionGroup> groups;
   std::vector<Eigen::Index> record;  // each row's record in the file (0-based)
   Eigen::Index records = 0;          // records in the file
@@ -62,7 +63,7 @@ class PredictionRowsReader {
   data::TableSpec spec_;
   std::vector<bool> fixed_;
   std::vector<int> numeric_vars_, categorical_vars_;
-  int trials_slot_ = -1, offset_slot_ = -1, exposure_slot_ = -1;
+  int trials_slot_ = -1, offset_slot_ = -1, exposure_slot_ = -1, weight_slot_ = -1;
   Eigen::Index records_ = 0;
 };
 

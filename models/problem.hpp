@@ -30,6 +30,7 @@ struct Problem {
                   data.total_rows,
                   data.trials.size() ? data.trials.data() : nullptr,
                   data.offset.size() ? data.offset.data() : nullptr};
+    v.weight = data.weight.size() ? data.weight.data() : nullptr;
     v.groups = data.groups.empty() ? nullptr : data.groups.data();
     v.n_groups = static_cast<int>(data.groups.size());
     v.chunk_offsets = data.chunk_offsets.empty() ? nullptr : data.chunk_offsets.data();

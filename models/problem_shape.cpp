@@ -34,7 +34,7 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
     s.numeric_variables = static_cast<Index>(design.numeric_variables().size());
     s.categorical_variables = static_cast<Index>(design.categorical_variables().size());
     s.design_copy = !design_is_numeric_variables(design);
-    s.extra_columns = (probe.trials ? 1 : 0) + (probe.offset ? 1 : 0);
+    s.extra_columns = (probe.trials ? 1 : 0) + (probe.offset ? 1 : 0) + (probe.weights ? 1 : 0);
     s.group_factors = static_cast<Index>(design.groups.size());
     for (const auto& g : design.groups) {
       s.group_slopes += static_cast<Index>(g.slopes.size());

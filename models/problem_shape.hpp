@@ -22,7 +22,7 @@ struct ProblemShape {
   Index features = 0;  // design columns (beta's)
   Index dim = 0;       // parameters
   reduce::ShardPlan plan;
-  Index extra_columns = 0;     // per-row doubles kept besides the response (trials, offset + log exposure)
+  Index extra_columns = 0;     // per-row doubles kept besides the response (trials, offset + log exposure, weight)
   bool row_constants = false;  // the likelihood keeps a data-only term per row
   // How the rows are read (models/model_data.cpp): the numeric variables into one matrix and the
   // categorical ones as a code per row each, then the design's columns built from them in a
@@ -70,7 +70,8 @@ ProblemShape shape_of(const Problem<T>& p) {
   s.features = p.data.x.cols();
   s.dim = p.model.dim();
   s.plan = p.plan;
-  s.extra_columns = (p.data.trials.size() > 0 ? 1 : 0) + (p.data.offset.size() > 0 ? 1 : 0);
+  s.extra_columns = (p.data.trials.size() > 0 ? 1 : 0) + (p.data.offset.size() > 0 ? 1 : 0) +
+                    (p.data.weight.size() > 0 ? 1 : 0);
   s.row_constants = p.model.likelihood().log_constants(nullptr, nullptr, 0, nullptr);
   s.numeric_variables = static_cast<Index>(p.design.numeric_variables().size());
   s.categorical_variables = static_cast<Index>(p.design.categorical_variables().size());

@@ -64,7 +64,8 @@ ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec) {
   };
   const Extra extras[] = {{spec.trials, "trials", sel.trials},
                           {spec.offset, "offset", sel.offset},
-                          {spec.exposure, "exposure", sel.exposure}};
+                          {spec.exposure, "exposure", sel.exposure},
+                          {spec.weights, "weights", sel.weights}};
   std::unordered_map<std::string, std::string> role_of{{spec.response, "the response"}};
   for (const Extra& e : extras) {
     if (!e.name) continue;
@@ -86,7 +87,8 @@ ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec) {
     }
   } else {
     for (int i = 0; i < static_cast<int>(columns.size()); ++i) {
-      if (i == sel.response || i == sel.trials || i == sel.offset || i == sel.exposure) continue;
+      if (i == sel.response || i == sel.trials || i == sel.offset || i == sel.exposure || i == sel.weights)
+        continue;
       const std::string& name = columns[static_cast<std::size_t>(i)];
       sel.features.push_back(find(name, "feature"));
       sel.feature_names.push_back(name);
@@ -102,6 +104,11 @@ std::string check_trials(double v) {
 
 std::string check_exposure(double v) {
   return v > 0.0 ? std::string() : "exposure must be positive, got " + shortest_text(v);
+}
+
+std::string check_weight(double v) {
+  return v >= 0.0 && std::isfinite(v) ? std::string()
+                                       : "weight must be a finite number >= 0, got " + shortest_text(v);
 }
 
 template <class T>
@@ -137,6 +144,7 @@ Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::o
   const int trials_slot = add_extra(sel.trials, check_trials);
   const int offset_slot = add_extra(sel.offset, {});
   const int exposure_slot = add_extra(sel.exposure, check_exposure);
+  const int weight_slot = add_extra(sel.weights, check_weight);
   RowCheck row_check;
   if (trials_slot >= 0 && against_trials)
     row_check = [&against_trials, trials_slot](double y, const double* e) {
@@ -146,6 +154,7 @@ Dataset<T> load_dataset(const DataSpec& spec, const ResponseCheck& check, std::o
   reader.read_rows<T>(range.first, range.first + range.count, sel.features, sel.response, check, extras,
                       row_check, d.x.data(), d.y.data(), extra_values.data());
   if (trials_slot >= 0) d.trials = extra_values.col(trials_slot);
+  if (weight_slot >= 0) d.weight = extra_values.col(weight_slot);
   if (offset_slot >= 0 || exposure_slot >= 0) {
     d.offset = Eigen::VectorXd::Zero(range.count);
     if (offset_slot >= 0) d.offset += extra_values.col(offset_slot);

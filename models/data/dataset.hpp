@@ -26,6 +26,8 @@ struct DataSpec {
   // (non-negative integers), an offset added to the linear predictor (any finite number), an
   // exposure whose log is added (positive).
   std::optional<std::string> trials = {}, offset = {}, exposure = {};
+  // Non-negative row weights (any likelihood), read as double; never a feature.
+  std::optional<std::string> weights = {};
 };
 
 struct RowRange {
@@ -46,6 +48,7 @@ struct Dataset {
   Eigen::VectorXd trials;         // the trials column, when the spec names one; else empty
   // offset + log(exposure) per row, when the spec names either (both: they add); else empty.
   Eigen::VectorXd offset;
+  Eigen::VectorXd weight;  // each row's log-likelihood weight, when the spec names a column; else empty
   std::vector<GroupData<T>> groups;  // the grouping factors of group-level terms
   // The local rows of each chunk this process holds (reduce::ShardPlan's chunks of file records):
   // chunk first_chunk + k is rows [chunk_offsets[k], chunk_offsets[k + 1]). Rows left out for
@@ -65,7 +68,7 @@ struct ColumnSelection {
   int response = -1;
   std::vector<int> features;
   std::vector<std::string> feature_names;
-  int trials = -1, offset = -1, exposure = -1;  // -1: not asked for
+  int trials = -1, offset = -1, exposure = -1, weights = -1;  // -1: not asked for
 };
 ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec);
 
@@ -73,6 +76,8 @@ ColumnSelection select_columns(const CsvReader& reader, const DataSpec& spec);
 // reader prefixes FILE:LINE and the column). Shared by load_dataset and predict.
 std::string check_trials(double v);
 std::string check_exposure(double v);
+// A weight must be finite and >= 0 (0 leaves the row out).
+std::string check_weight(double v);
 
 // The response judged against its row's number of trials (binomial: y <= trials); "" when fine.
 using TrialsCheck = std::function<std::string(double y, double trials)>;

@@ -218,7 +218,7 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
   } else {
     std::set<std::string> taken = grouping;
     taken.insert(config.data.response);
-    for (const auto& extra : {config.data.trials, config.data.offset, config.data.exposure})
+    for (const auto& extra : {config.data.trials, config.data.offset, config.data.exposure, config.data.weights})
       if (extra) taken.insert(*extra);
     for (const auto& name : columns)
       if (!taken.count(name)) d.terms.push_back(make_term(name, {"/data/features", 0}, "feature"));

@@ -17,7 +17,7 @@ template <class T>
 ad::Var BernoulliLogit::fused(const ad::Var& params, const DataBlock<T>& block) const {
   return eta_.fused(params, block, [&](const ad::Var* alpha, const ad::Var& beta, const ad::Var* extra) {
     // No offset: bernoulli_logit does not accept one (make_likelihood.cpp).
-    return ad::bernoulli_logit_glm<T>(alpha, beta, block.x, block.y, block.rows, extra);
+    return ad::bernoulli_logit_glm<T>(alpha, beta, block.x, block.y, block.rows, extra, block.weight);
   });
 }
 
@@ -30,7 +30,7 @@ ad::Var BernoulliLogit::composed(const ad::Var& params, const DataBlock<T>& bloc
   double* t = tape.scratch(m);
   for (Index n = 0; n < m; ++n) t[n] = block.y[n] > 0.5 ? 1.0 : -1.0;
   const ad::Var z = eta_.composed(params, block);
-  return ad::row_sums(ad::log_sigmoid(ad::multiply(z, tape.constant(t, 1, m))));
+  return LinearPredictor::weighted_row_sums(block, ad::log_sigmoid(ad::multiply(z, tape.constant(t, 1, m))));
 }
 
 ad::Var BernoulliLogit::log_lik(const ad::Var& params, const DataBlock<double>& block) const {

@@ -29,7 +29,7 @@ ad::Var BernoulliProbit::composed(const ad::Var& params, const DataBlock<T>& blo
   double* t = tape.scratch(m);
   for (Index n = 0; n < m; ++n) t[n] = block.y[n] > 0.5 ? 1.0 : -1.0;
   const ad::Var z = eta_.composed(params, block);
-  return ad::row_sums(ad::log_ndtr(ad::multiply(z, tape.constant(t, 1, m))));
+  return LinearPredictor::weighted_row_sums(block, ad::log_ndtr(ad::multiply(z, tape.constant(t, 1, m))));
 }
 
 ad::Var BernoulliProbit::log_lik(const ad::Var& params, const DataBlock<double>& block) const {

@@ -40,7 +40,7 @@ template <class T>
 ad::Var BetaLogit::composed(const ad::Var& params, const DataBlock<T>& block) const {
   ad::Tape& tape = params.tape();
   const ad::Var eta = eta_.composed(params, block);
-  return ad::row_sums(
+  return LinearPredictor::weighted_row_sums(block, 
       ad::beta_logit_lpdf(tape.constant(block.y, 1, block.rows), eta, params.col(phi_offset_)));
 }
 

@@ -89,8 +89,9 @@ void BetaLogit::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows,
     out.d_mean[i] = Ee;
     out.d_var[i] = 0.5 * Eee;
     if (out.d_cov_u) out.d_cov_u[i] = Eeu;
-    du_mean += Eu;
-    du_var += 0.5 * Euu;
+    const double wt = ad::row_weight(rows, i);
+    du_mean += wt * Eu;
+    du_var += 0.5 * wt * Euu;
   }
   out.d_u_mean += du_mean;
   out.d_u_var += du_var;

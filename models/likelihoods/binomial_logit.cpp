@@ -51,7 +51,7 @@ ad::Var BinomialLogit::composed(const ad::Var& params, const DataBlock<T>& block
   const ad::Var hits = ad::multiply(ad::log_sigmoid(eta), tape.constant(block.y, 1, m));
   const ad::Var misses =
       ad::multiply(ad::log_sigmoid(ad::multiply(eta, tape.constant(-1.0))), tape.constant(failures, 1, m));
-  return ad::row_sums(ad::add(ad::add(hits, misses), tape.constant(log_choose, 1, m)));
+  return LinearPredictor::weighted_row_sums(block, ad::add(ad::add(hits, misses), tape.constant(log_choose, 1, m)));
 }
 
 ad::Var BinomialLogit::log_lik(const ad::Var& params, const DataBlock<double>& block) const {

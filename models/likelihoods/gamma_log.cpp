@@ -45,7 +45,7 @@ template <class T>
 ad::Var GammaLog::composed(const ad::Var& params, const DataBlock<T>& block) const {
   ad::Tape& tape = params.tape();
   const ad::Var eta = eta_.composed(params, block);
-  return ad::row_sums(
+  return LinearPredictor::weighted_row_sums(block, 
       ad::gamma_log_lpdf(tape.constant(block.y, 1, block.rows), eta, params.col(shape_offset_)));
 }
 

@@ -69,8 +69,9 @@ void GammaLog::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, 
     out.d_mean[i] = yP - K;
     out.d_var[i] = -0.5 * yP;
     if (out.d_cov_u) out.d_cov_u[i] = yP - K;
-    du_mean += K * (m_u + s2 + 1.0 + l - mc) - L1 - yP;
-    du_var += 0.5 * K * (m_u + s2 + l - mc) + K - 0.5 * L2 - 0.5 * yP;
+    const double wt = ad::row_weight(rows, i);
+    du_mean += wt * (K * (m_u + s2 + 1.0 + l - mc) - L1 - yP);
+    du_var += wt * (0.5 * K * (m_u + s2 + l - mc) + K - 0.5 * L2 - 0.5 * yP);
   }
   out.d_u_mean += du_mean;
   out.d_u_var += du_var;

@@ -27,6 +27,9 @@ struct DataBlock {
   Index cols = 0;
   const double* trials = nullptr;  // binomial: trials per row
   const double* offset = nullptr;  // added to the linear predictor: offset + log(exposure)
+  // Each row's weight w_n: the block's log likelihood is sum_n w_n log p(y_n | eta_n) (null: every
+  // w_n = 1, and the unweighted code runs). Every likelihood's log_lik honours it.
+  const double* weight = nullptr;
   // The likelihood's per-row data-only terms (Likelihood::log_constants), when the caller
   // computed them once; null: log_lik computes them itself.
   const double* log_constant = nullptr;
@@ -61,6 +64,21 @@ struct RowExpectations {
   double d_u_mean = 0.0, d_u_var = 0.0;
 };
 
+// Row weights under the exact method: E_q[w_i log p] = w_i E_q log p, so the caller multiplies
+// each row's value, d_mean, d_var and d_cov_u by w_i after Likelihood::expected_log_lik (nothing
+// without weights). The summed d_u_mean and d_u_var are the likelihood's own: it weights each
+// row's term by ad::row_weight(rows, i).
+inline void weight_row_expectations(const ad::GlmRows& rows, RowExpectations& out) {
+  if (!rows.weight) return;
+  for (Index i = 0; i < rows.rows; ++i) {
+    const double w = rows.weight[i];
+    out.value[i] *= w;
+    out.d_mean[i] *= w;
+    out.d_var[i] *= w;
+    if (out.d_cov_u) out.d_cov_u[i] *= w;
+  }
+}
+
 // What the response is, for reports (`check`): 0/1, counts, real numbers, or positive ones
 // (lognormal, gamma_log: reported on the log scale too).
 enum class ResponseKind { binary, count, real, positive };
@@ -91,7 +109,9 @@ class Likelihood {
   // The exact expectation of each row's log likelihood under eta_i ~ N(mean_i, var_i) (closed
   // form or Gauss–Hermite quadrature, accurate to ~1e-12 relative), for rows of at most
   // quadrature::ExpectationScratch::kRows; `rows.y` etc. are those rows' data, `rows.offset` is
-  // already in `eta.mean`. Adds nothing to d_u_mean / d_u_var without a scale parameter.
+  // already in `eta.mean`. Adds nothing to d_u_mean / d_u_var without a scale parameter; with
+  // one, each row's term there is multiplied by ad::row_weight(rows, i) (the per-row outputs are
+  // left unweighted: weight_row_expectations does those).
   virtual void expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
                                 quadrature::ExpectationScratch& scratch) const = 0;
   // The column of the likelihood's own scale parameter (normal: sigma, whose unconstrained

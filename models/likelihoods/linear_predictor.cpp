@@ -59,6 +59,14 @@ ad::Var LinearPredictor::composed(const ad::Var& params, const DataBlock<T>& blo
   return z;
 }
 
+template <class T>
+ad::Var LinearPredictor::weighted_row_sums(const DataBlock<T>& block, const ad::Var& per_row) {
+  if (!block.weight) return ad::row_sums(per_row);
+  return ad::row_sums(ad::multiply(per_row, per_row.tape().constant(block.weight, 1, block.rows)));
+}
+
+template ad::Var LinearPredictor::weighted_row_sums<double>(const DataBlock<double>&, const ad::Var&);
+template ad::Var LinearPredictor::weighted_row_sums<float>(const DataBlock<float>&, const ad::Var&);
 template ad::Var LinearPredictor::group_effects<double>(const ad::Var&, const DataBlock<double>&) const;
 template ad::Var LinearPredictor::group_effects<float>(const ad::Var&, const DataBlock<float>&) const;
 template ad::Var LinearPredictor::composed<double>(const ad::Var&, const DataBlock<double>&) const;

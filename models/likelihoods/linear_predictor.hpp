@@ -47,9 +47,15 @@ class LinearPredictor {
     r.trials = block.trials;
     r.offset = block.offset;
     r.log_constant = block.log_constant;
+    r.weight = block.weight;
     r.rows = block.rows;
     return r;
   }
+
+  // The composed path's sum over the block's rows, S x m -> S x 1: sum_n w_n l_sn, each column
+  // multiplied by its row's weight first when the block has weights (block.weight), else row_sums.
+  template <class T>
+  static ad::Var weighted_row_sums(const DataBlock<T>& block, const ad::Var& per_row);
 
   // eta = beta X^T (+ alpha) (+ offset) as an S x m Var from matmul and add.
   template <class T>

@@ -46,7 +46,7 @@ template <class T>
 ad::Var Lognormal::composed(const ad::Var& params, const DataBlock<T>& block) const {
   ad::Tape& tape = params.tape();
   const ad::Var eta = eta_.composed(params, block);
-  return ad::row_sums(
+  return LinearPredictor::weighted_row_sums(block, 
       ad::lognormal_lpdf(tape.constant(block.y, 1, block.rows), eta, params.col(sigma_offset_)));
 }
 
@@ -76,8 +76,9 @@ void Lognormal::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows,
     out.d_mean[i] = A * r;
     out.d_var[i] = -0.5 * A;
     if (out.d_cov_u) out.d_cov_u[i] = -2.0 * A * r;
-    du_mean += -1.0 + A * Q;
-    du_var += -A * Q;
+    const double wt = ad::row_weight(rows, i);
+    du_mean += wt * (-1.0 + A * Q);
+    du_var -= wt * A * Q;
   }
   out.d_u_mean += du_mean;
   out.d_u_var += du_var;

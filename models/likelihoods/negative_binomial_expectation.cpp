@@ -88,8 +88,9 @@ void NegativeBinomialLog::expected_log_lik(const EtaMoments& eta, const ad::GlmR
       out.d_mean[i] += w * (y - yp * e1[i]);
       out.d_var[i] -= 0.5 * w * yp * e2[i];
       if (out.d_cov_u) out.d_cov_u[i] += w * (yp * e2[i] - phi * e1[i]);
-      fu += h1 - y + yp * e1[i] - phi * e0[i];
-      fuu += h2 - phi * e0[i] + 2.0 * phi * e1[i] - yp * e2[i];
+      const double wt = ad::row_weight(rows, i);
+      fu += wt * (h1 - y + yp * e1[i] - phi * e0[i]);
+      fuu += wt * (h2 - phi * e0[i] + 2.0 * phi * e1[i] - yp * e2[i]);
     }
     du_mean += w * fu;
     du_var += 0.5 * w * fuu;

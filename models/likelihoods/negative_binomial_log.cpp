@@ -48,7 +48,7 @@ template <class T>
 ad::Var NegativeBinomialLog::composed(const ad::Var& params, const DataBlock<T>& block) const {
   ad::Tape& tape = params.tape();
   const ad::Var eta = eta_.composed(params, block);
-  return ad::row_sums(
+  return LinearPredictor::weighted_row_sums(block, 
       ad::neg_binomial_2_log_lpdf(tape.constant(block.y, 1, block.rows), eta, params.col(phi_offset_)));
 }
 

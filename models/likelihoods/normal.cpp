@@ -28,7 +28,7 @@ template <class T>
 ad::Var NormalLikelihood::composed(const ad::Var& params, const DataBlock<T>& block) const {
   ad::Tape& tape = params.tape();
   const ad::Var eta = eta_.composed(params, block);
-  return ad::row_sums(ad::normal_lpdf(tape.constant(block.y, 1, block.rows), eta, params.col(sigma_offset_)));
+  return LinearPredictor::weighted_row_sums(block, ad::normal_lpdf(tape.constant(block.y, 1, block.rows), eta, params.col(sigma_offset_)));
 }
 
 ad::Var NormalLikelihood::log_lik(const ad::Var& params, const DataBlock<double>& block) const {
@@ -57,8 +57,9 @@ void NormalLikelihood::expected_log_lik(const EtaMoments& eta, const ad::GlmRows
     out.d_mean[i] = A * r;
     out.d_var[i] = -0.5 * A;
     if (out.d_cov_u) out.d_cov_u[i] = -2.0 * A * r;
-    du_mean += -1.0 + A * Q;
-    du_var += -A * Q;
+    const double wt = ad::row_weight(rows, i);
+    du_mean += wt * (-1.0 + A * Q);
+    du_var -= wt * A * Q;
   }
   out.d_u_mean += du_mean;
   out.d_u_var += du_var;

@@ -35,7 +35,7 @@ ad::Var PoissonLog::composed(const ad::Var& params, const DataBlock<T>& block) c
   for (Index n = 0; n < m; ++n) log_fact[n] = math::log_factorial(block.y[n]);
   const ad::Var eta = eta_.composed(params, block);
   const ad::Var terms = ad::subtract(ad::multiply(eta, tape.constant(block.y, 1, m)), ad::exp(eta));
-  return ad::row_sums(ad::subtract(terms, tape.constant(log_fact, 1, m)));
+  return LinearPredictor::weighted_row_sums(block, ad::subtract(terms, tape.constant(log_fact, 1, m)));
 }
 
 ad::Var PoissonLog::log_lik(const ad::Var& params, const DataBlock<double>& block) const {

@@ -28,6 +28,8 @@ struct DataConfig {
   std::string dtype = "float64";  // "float64" | "float32"
   // Columns some likelihoods read besides (binomial_logit: trials; poisson_log: offset, exposure).
   std::optional<std::string> trials, offset, exposure;
+  // Non-negative row weights multiplying each row's log likelihood (every likelihood).
+  std::optional<std::string> weights;
 };
 
 // A hyperparameter as written: one number, one per coefficient, or a product of numbers and

@@ -50,8 +50,8 @@ const Section& data_section() {
            {},
            "The population-level terms, in the order of the coefficients: a column name (`x`; a categorical "
            "column becomes one coefficient per level but the reference one), or an interaction of columns "
-           "joined by `:` (`x:z`, `x:sex`). Default: every column but the response, the trials, offset and "
-           "exposure columns and the grouping columns of `/model/groups`, in file order; `[]` for none (an "
+           "joined by `:` (`x:z`, `x:sex`). Default: every column but the response, the trials, offset, "
+           "exposure and weights columns and the grouping columns of `/model/groups`, in file order; `[]` for none (an "
            "intercept-only model). Absent when `/model/formula` is given.",
            true},
           {"categorical",
@@ -128,6 +128,15 @@ const Section& data_section() {
            "gamma_log (the mean); read as double). "
            "With `offset` too, both "
            "are added."},
+          {"weights",
+           Kind::string,
+           nullptr,
+           false,
+           {},
+           {},
+           "Name of a column of non-negative row weights (any likelihood; read as double): row i's log "
+           "likelihood is multiplied by w_i, as brms's `y | weights(w)` and statsmodels' GLM `freq_weights` do, "
+           "so an integer weight k is the row repeated k times and 0 leaves the row out. Never a feature."},
       }};
   return s;
 }

@@ -112,7 +112,7 @@ Json resolve_parameters(const Json& params, const std::vector<std::string>& buil
 }
 
 // /data/trials, /data/offset and /data/exposure against the likelihood that reads them, and
-// each naming a column of its own.
+// each of them and /data/weights naming a column of its own.
 void check_likelihood_columns(const DataConfig& data, const std::string& likelihood) {
   const models::LikelihoodNeeds& needs = models::likelihood_needs(likelihood);
   auto readers = [](bool models::LikelihoodNeeds::*flag) {
@@ -136,7 +136,7 @@ void check_likelihood_columns(const DataConfig& data, const std::string& likelih
   if (data.features)
     for (const auto& f : *data.features) taken.push_back({f, "a feature"});
   for (auto [key, value] : {std::pair{"trials", &data.trials}, std::pair{"offset", &data.offset},
-                            std::pair{"exposure", &data.exposure}}) {
+                            std::pair{"exposure", &data.exposure}, std::pair{"weights", &data.weights}}) {
     if (!*value) continue;
     for (const auto& [column, role] : taken)
       if (column == **value)
@@ -519,7 +519,7 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   cfg.data.standardize = data.at("standardize").get<bool>();
   cfg.data.dtype = data.at("dtype").get<std::string>();
   for (auto [key, target] : {std::pair{"trials", &cfg.data.trials}, std::pair{"offset", &cfg.data.offset},
-                             std::pair{"exposure", &cfg.data.exposure}})
+                             std::pair{"exposure", &cfg.data.exposure}, std::pair{"weights", &cfg.data.weights}})
     if (data.contains(key)) *target = data.at(key).get<std::string>();
 
   // model

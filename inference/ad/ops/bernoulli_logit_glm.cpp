@@ -49,9 +49,11 @@ Index tile_rows(Index ld, Index D, std::size_t bytes, Index m) {
 // One exp, one log(1 + e) on [0, 1] and one division per element. The exp and the rest run as
 // two loops over a few columns at a time, not one: a loop body holding both exp and log has
 // chains too long for the out-of-order window, and measured 40 % slower.
+// With row weights `w` (null: none), row n's value is added times w_n and its g is w_n t_n
+// sigmoid(-u) (the factor t_n w_n in place of t_n, exactly t_n for w_n = 1).
 template <class T, class Packet>
-void logistic_pass(T* z, Index ld, Index cols, const T* t, const T* alpha, bool grad, T* ebuf, T* lbuf,
-                   double* ll, double* gsum) {
+void logistic_pass(T* z, Index ld, Index cols, const T* t, const double* w, const T* alpha, bool grad, T* ebuf,
+                   T* lbuf, double* ll, double* gsum) {
   namespace ei = Eigen::internal;
   constexpr Index W = ei::unpacket_traits<Packet>::size;
   const Packet zero = ei::pzero(Packet{}), one = ei::pset1<Packet>(T(1));
@@ -73,7 +75,7 @@ void logistic_pass(T* z, Index ld, Index cols, const T* t, const T* alpha, bool 
     for (Index n = n0; n < n1; ++n) {
       T* zc = z + n * ld;
       const T* ec = ebuf + (n - n0) * ld;
-      const Packet tn = ei::pset1<Packet>(t[n]);
+      const Packet tn = ei::pset1<Packet>(w ? static_cast<T>(t[n] * w[n]) : t[n]);
       for (Index s = 0; s < ld; s += W) {
         const Packet u = ei::ploadu<Packet>(zc + s), e = ei::ploadu<Packet>(ec + s);
         ei::pstoreu(lbuf + s, ei::psub(ei::pmin(u, zero), packet_log1p_unit(e)));
@@ -85,7 +87,10 @@ void logistic_pass(T* z, Index ld, Index cols, const T* t, const T* alpha, bool 
         }
       }
       // Sums in double whatever T is: plain loops, which the compiler vectorizes, casts included.
-      for (Index s = 0; s < ld; ++s) ll[s] += static_cast<double>(lbuf[s]);
+      if (w)
+        for (Index s = 0; s < ld; ++s) ll[s] += w[n] * static_cast<double>(lbuf[s]);
+      else
+        for (Index s = 0; s < ld; ++s) ll[s] += static_cast<double>(lbuf[s]);
       if (gsum)
         for (Index s = 0; s < ld; ++s) gsum[s] += static_cast<double>(zc[s]);
     }
@@ -96,7 +101,7 @@ void logistic_pass(T* z, Index ld, Index cols, const T* t, const T* alpha, bool 
 
 template <class T>
 Var bernoulli_logit_glm(const Var* alpha, const Var& beta, const T* x, const double* y, Index rows,
-                        const Var* extra) {
+                        const Var* extra, const double* weight) {
   namespace ei = Eigen::internal;
   using Full = typename ei::packet_traits<T>::type;
   using Half = typename ei::unpacket_traits<Full>::half;
@@ -168,9 +173,9 @@ Var bernoulli_logit_glm(const Var* alpha, const Var& beta, const T* x, const dou
         for (Index s = 0; s < S; ++s) z[n * ld + s] += static_cast<T>(e[n * S + s]);
     }
     if (use_half)
-      logistic_pass<T, Half>(z, ld, mt, t, a, needs_adj, ebuf, lbuf, ll, gsum);
+      logistic_pass<T, Half>(z, ld, mt, t, weight ? weight + r0 : nullptr, a, needs_adj, ebuf, lbuf, ll, gsum);
     else
-      logistic_pass<T, Full>(z, ld, mt, t, a, needs_adj, ebuf, lbuf, ll, gsum);
+      logistic_pass<T, Full>(z, ld, mt, t, weight ? weight + r0 : nullptr, a, needs_adj, ebuf, lbuf, ll, gsum);
     if (gextra)
       for (Index n = 0; n < mt; ++n)
         for (Index s = 0; s < S; ++s) gextra[(r0 + n) * S + s] = static_cast<double>(z[n * ld + s]);
@@ -203,8 +208,8 @@ Var bernoulli_logit_glm(const Var* alpha, const Var& beta, const T* x, const dou
 }
 
 template Var bernoulli_logit_glm<double>(const Var*, const Var&, const double*, const double*, Index,
-                                         const Var*);
+                                         const Var*, const double*);
 template Var bernoulli_logit_glm<float>(const Var*, const Var&, const float*, const double*, Index,
-                                        const Var*);
+                                        const Var*, const double*);
 
 }  // namespace bvi::ad

@@ -17,8 +17,10 @@ namespace bvi::ad {
 // sum over rows in double); `y` holds the m responses in {0, 1}. `extra` (S x m, may be null) is
 // added to z as it is (group-level effects); its adjoint is dE += diag(dout) G, for which G is kept
 // (S x m doubles) only when E needs a gradient.
+// `weight` (m long, may be null) weights each row's log likelihood: out_s = sum_n w_n log
+// sigmoid(t_n z_sn), and G's column n carries the factor w_n.
 template <class T>
 Var bernoulli_logit_glm(const Var* alpha, const Var& beta, const T* x, const double* y, Index rows,
-                        const Var* extra = nullptr);
+                        const Var* extra = nullptr, const double* weight = nullptr);
 
 }  // namespace bvi::ad

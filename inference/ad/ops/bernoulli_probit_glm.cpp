@@ -22,16 +22,16 @@ struct BernoulliProbitFamily {
     // erfc has no vectorized form here, so one scalar pass: the value and, sharing its erfc,
     // the derivative t phi(u)/Phi(u), summed row after row in a fixed order.
     for (Index n = 0; n < m; ++n) {
-      const double t = rows.y[n] > 0.5 ? 1.0 : -1.0;
+      const double t = rows.y[n] > 0.5 ? 1.0 : -1.0, w = row_weight(rows, n);
       double* col = &eta(0, n);
       if (grad) {
         for (Index s = 0; s < S; ++s) {
           double d = 0.0;
-          ll[s] += bvi::math::log_ndtr(t * col[s], &d);
+          ll[s] += w * bvi::math::log_ndtr(t * col[s], &d);
           col[s] = t * d;
         }
       } else {
-        for (Index s = 0; s < S; ++s) ll[s] += bvi::math::log_ndtr(t * col[s]);
+        for (Index s = 0; s < S; ++s) ll[s] += w * bvi::math::log_ndtr(t * col[s]);
       }
     }
   }

@@ -36,21 +36,22 @@ struct BetaLogitFamily {
       for (Index s = 0; s < S; ++s) dphi[s] = 0.0;
     }
     ll.setZero();
+    double md = 0.0;  // sum_n w_n: m without weights
     for (Index n = 0; n < m; ++n) {
-      const double y = rows.y[n];
+      const double y = rows.y[n], w = row_weight(rows, n);
+      md += w;
       const detail::BetaLogitTerms t = detail::beta_logit_terms(y);
       auto a = eta.col(n);
       for (Index s = 0; s < S; ++s) {
         double d[3] = {0.0, 0.0, 0.0};
-        ll[s] +=
-            detail::beta_logit_without_phi_terms(y, static_cast<double>(a[s]), ph[s], t, grad ? d : nullptr);
+        ll[s] += w * detail::beta_logit_without_phi_terms(y, static_cast<double>(a[s]), ph[s], t,
+                                                          grad ? d : nullptr);
         if (!grad) continue;
         a[s] = static_cast<C>(d[1]);
-        if (want_phi) dphi[s] += d[2];
+        if (want_phi) dphi[s] += w * d[2];
       }
     }
     if (m == 0) return;
-    const double md = static_cast<double>(m);
     for (Index s = 0; s < S; ++s) {
       if (!(ph[s] > 0.0)) continue;  // NaN already
       ll[s] += md * bvi::ad::math::log_gamma(ph[s]);

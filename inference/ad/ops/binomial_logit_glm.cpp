@@ -24,19 +24,20 @@ struct BinomialLogitFamily {
     // Column by column (one data row, S draws), vectorized down the draws; the sum over rows
     // runs in row order.
     for (Index n = 0; n < m; ++n) {
-      const double y = rows.y[n], trials = rows.trials[n], k = trials - y;
+      const double y = rows.y[n], trials = rows.trials[n], k = trials - y, w = row_weight(rows, n);
       auto a = eta.col(n);
       // With e = exp(-|eta|): log sigmoid(eta) = min(eta, 0) - log(1 + e) and
       // log sigmoid(-eta) = -max(eta, 0) - log(1 + e); log(1 + e) as in bernoulli_logit_glm.
       e = (-a.abs()).exp();
       // A zero count drops its term, so eta = -inf with y = 0 (or +inf with y = n) gives the
       // limit 0, not 0 * inf = NaN.
-      if (y != 0.0) ll += y * a.min(0.0);
-      if (k != 0.0) ll -= k * a.max(0.0);
-      if (trials != 0.0) ll -= trials * (1.0 + e).log();
+      // Weighted: w y, w k and w n in place of y, k and n (exactly them for w = 1).
+      if (y != 0.0) ll += (w * y) * a.min(0.0);
+      if (k != 0.0) ll -= (w * k) * a.max(0.0);
+      if (trials != 0.0) ll -= (w * trials) * (1.0 + e).log();
       // d/deta = y sigmoid(-eta) - k sigmoid(eta), each sigmoid as e/(1+e) or 1/(1+e) by sign.
       if (grad) a = (a >= 0.0).select(y * e - k, y - k * e) / (1.0 + e);
-      constant += rows.log_constant ? rows.log_constant[n] : bvi::math::log_binomial_coefficient(trials, y);
+      constant += w * (rows.log_constant ? rows.log_constant[n] : bvi::math::log_binomial_coefficient(trials, y));
     }
     ll += constant;
   }

@@ -30,19 +30,25 @@ struct GammaLogFamily {
     Eigen::Map<Eigen::ArrayXd> r(arena_array<double>(tape, S), S);  // y e^-eta
     Eigen::Map<Eigen::ArrayXd> t(arena_array<double>(tape, S), S);  // sum_n eta + y e^-eta
     t.setZero();
-    double sum_log_y = 0.0;
+    double sum_log_y = 0.0, wsum = 0.0;  // sum_n w_n log y_n and sum_n w_n (m without weights)
     bool outside = false;  // a y <= 0: every draw's value is -inf
     for (Index n = 0; n < m; ++n) {
       const double y = rows.y[n];
       if (!(y > 0.0)) outside = true;
-      sum_log_y += rows.log_constant ? -rows.log_constant[n] : std::log(y);
+      const double w = row_weight(rows, n), log_y = rows.log_constant ? -rows.log_constant[n] : std::log(y);
+      wsum += w;
+      sum_log_y += rows.weight ? w * log_y : log_y;
       auto a = eta.col(n);
       r = y * (-a.template cast<double>()).exp();
       // eta = -inf: y e^-eta = inf, and eta + inf would be NaN; the sum is +inf (log p = -inf).
-      t += (r < inf).select(a.template cast<double>() + r, inf);
+      // Unweighted, the old statement (so unweighted fits keep their bits under fma contraction).
+      if (rows.weight)
+        t += w * (r < inf).select(a.template cast<double>() + r, inf);
+      else
+        t += (r < inf).select(a.template cast<double>() + r, inf);
       if (grad) a = (al * (r - 1.0)).template cast<C>();
     }
-    const double md = static_cast<double>(m);
+    const double md = wsum;
     for (Index s = 0; s < S; ++s) {
       const double k = al[s];
       if (!(k > 0.0)) {

@@ -16,8 +16,10 @@
 //   template <class C>
 //   void forward(Tape&, Eigen::Map<Eigen::Array<C, -1, -1>> eta, const GlmRows&,
 //                Eigen::Map<Eigen::ArrayXd> out, bool grad);
-//                                            out_s = sum_n l; with grad, eta <- dl/deta and the
-//                                            family saves what backward() needs in the arena
+//                                            out_s = sum_n w_n l (w_n = row_weight(rows, n));
+//                                            with grad, eta <- dl/deta (unweighted: the kernel
+//                                            multiplies by w_n) and the family saves what
+//                                            backward() needs, weighted, in the arena
 //   void backward(const double* dout) const; adds dout_s * d out_s / d own parameters
 // Only this header's includers instantiate the kernel: one .cpp per family.
 #include <algorithm>
@@ -85,6 +87,11 @@ Var glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, Fami
 
   family.forward(tape, ArrayMap<C>(eta_data, S, m), rows, ll, needs_adj);
   if (!needs_adj) return out;
+  // Row weights: the family weighted its value and its own parameters' gradients; dl/deta is
+  // weighted here, once for every family: G_sn <- w_n G_sn.
+  if (rows.weight)
+    for (Index n = 0; n < m; ++n)
+      for (Index s = 0; s < S; ++s) eta_data[n * S + s] *= static_cast<C>(rows.weight[n]);
 
   // G = d out / d eta now sits in eta_data.
   double* gsum = nullptr;

@@ -30,29 +30,36 @@ struct LognormalFamily {
     Eigen::Map<Eigen::ArrayXd> z(arena_array<double>(tape, S), S);
     Eigen::Map<Eigen::ArrayXd> zz(arena_array<double>(tape, S), S);  // sum_n z^2
     zz.setZero();
+    double wsum = 0.0;  // sum_n w_n: m without weights
     double jacobian = 0.0;  // sum_n -log y_n
     for (Index n = 0; n < m; ++n) {
       const double y = rows.y[n];
       // -log y from the precomputed constants; log(0) = -inf, log(negative) = NaN: both
       // become -inf below, as scipy's logpdf outside the support.
       const double neg_log_y = rows.log_constant ? rows.log_constant[n] : -std::log(y);
-      jacobian += y > 0.0 ? neg_log_y : -std::numeric_limits<double>::infinity();
+      jacobian += y > 0.0 ? row_weight(rows, n) * neg_log_y : -std::numeric_limits<double>::infinity();
       const double ly = y > 0.0 ? -neg_log_y : 0.0;
       auto a = eta.col(n);
       z = (ly - a) / sd;
-      zz += z.square();
+      const double w = row_weight(rows, n);
+      wsum += w;
+      // Unweighted, the old statement: w z^2 would round z^2 before the add that z * z + zz
+      // contracts into one fma, and change the bits of unweighted fits.
+      if (rows.weight)
+        zz += w * z.square();
+      else
+        zz += z.square();
       if (grad) a = z / sd;
     }
     if (m == 0) {
       ll.setZero();
     } else {
-      const double md = static_cast<double>(m);
-      ll = -0.5 * zz - md * (sd.log() + bvi::math::kHalfLog2Pi) + jacobian;
+      ll = -0.5 * zz - wsum * (sd.log() + bvi::math::kHalfLog2Pi) + jacobian;
       ll = (sd > 0.0).select(ll, std::numeric_limits<double>::quiet_NaN());
     }
     if (grad && sigma.has_adj()) {
       dsigma = arena_array<double>(tape, S);
-      Eigen::Map<Eigen::ArrayXd>(dsigma, S) = (zz - static_cast<double>(m)) / sd;
+      Eigen::Map<Eigen::ArrayXd>(dsigma, S) = (zz - wsum) / sd;
     }
   }
 

@@ -53,8 +53,8 @@ struct NegBinomial2LogFamily {
     }
     double constant = 0.0;
     for (Index n = 0; n < m; ++n) {
-      const double y = rows.y[n];
-      constant += rows.log_constant ? rows.log_constant[n] : -bvi::math::log_factorial(y);
+      const double y = rows.y[n], w = row_weight(rows, n);
+      constant += w * (rows.log_constant ? rows.log_constant[n] : -bvi::math::log_factorial(y));
       auto a = eta.col(n);
       x = a.template cast<double>() - log_phi;
       e = (-x.abs()).exp();
@@ -67,9 +67,9 @@ struct NegBinomial2LogFamily {
       for (; s < S; ++s) sp[s] = std::max(x[s], 0.0) + std::log1p(e[s]);
       // y d is left out for y = 0 (xlogy), so eta = -inf gives 0 there.
       if (y != 0.0)
-        ll += y * x - (y + ph) * sp;
+        ll += w * (y * x - (y + ph) * sp);
       else
-        ll -= ph * sp;
+        ll -= w * (ph * sp);
       if (y != 0.0 && vector_rising && y <= bvi::math::kRisingDirect) {
         prod = ph;
         if (want_phi) inv = ph.inverse();
@@ -77,13 +77,13 @@ struct NegBinomial2LogFamily {
           prod *= ph + j;
           if (want_phi) inv += (ph + j).inverse();
         }
-        ll += prod.log();
-        if (want_phi) dp += inv;
+        ll += w * prod.log();
+        if (want_phi) dp += w * inv;
       } else if (y != 0.0) {
         for (s = 0; s < S; ++s) {
           const bvi::math::RisingFactorial r = bvi::math::log_rising_factorial(y, ph[s], want_phi);
-          ll[s] += r.value;
-          if (want_phi) dp[s] += r.d1;
+          ll[s] += w * r.value;
+          if (want_phi) dp[s] += w * r.d1;
         }
       }
       if (!grad) continue;
@@ -93,7 +93,7 @@ struct NegBinomial2LogFamily {
         const double inv = 1.0 / (1.0 + e[s]), sig = x[s] >= 0.0 ? inv : e[s] * inv;
         const double g = y - (y + ph[s]) * sig;
         a[s] = static_cast<C>(g);
-        if (want_phi) dp[s] += (sig - sp[s]) - (y - y * sig) / ph[s];
+        if (want_phi) dp[s] += w * ((sig - sp[s]) - (y - y * sig) / ph[s]);
       }
     }
     ll += constant;

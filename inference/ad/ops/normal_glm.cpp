@@ -28,22 +28,29 @@ struct NormalFamily {
     Eigen::Map<Eigen::ArrayXd> z(arena_array<double>(tape, S), S);
     Eigen::Map<Eigen::ArrayXd> zz(arena_array<double>(tape, S), S);  // sum_n z^2
     zz.setZero();
+    double wsum = 0.0;  // sum_n w_n: m without weights
     for (Index n = 0; n < m; ++n) {
       auto a = eta.col(n);
       z = (rows.y[n] - a) / sd;
-      zz += z.square();
+      const double w = row_weight(rows, n);
+      wsum += w;
+      // Unweighted, the old statement: w z^2 would round z^2 before the add that z * z + zz
+      // contracts into one fma, and change the bits of unweighted fits.
+      if (rows.weight)
+        zz += w * z.square();
+      else
+        zz += z.square();
       if (grad) a = z / sd;
     }
     if (m == 0) {
       ll.setZero();
     } else {
-      const double md = static_cast<double>(m);
-      ll = -0.5 * zz - md * (sd.log() + bvi::math::kLogSqrt2Pi);
+      ll = -0.5 * zz - wsum * (sd.log() + bvi::math::kLogSqrt2Pi);
       ll = (sd > 0.0).select(ll, std::numeric_limits<double>::quiet_NaN());
     }
     if (grad && sigma.has_adj()) {
       dsigma = arena_array<double>(tape, S);
-      Eigen::Map<Eigen::ArrayXd>(dsigma, S) = (zz - static_cast<double>(m)) / sd;
+      Eigen::Map<Eigen::ArrayXd>(dsigma, S) = (zz - wsum) / sd;
     }
   }
 

@@ -24,16 +24,16 @@ struct PoissonLogFamily {
     ll.setZero();
     double constant = 0.0;
     for (Index n = 0; n < m; ++n) {
-      const double y = rows.y[n];
+      const double y = rows.y[n], w = row_weight(rows, n);
       auto a = eta.col(n);
       rate = a.exp();
       // y eta is left out for y = 0, as scipy's xlogy does, so eta = -inf gives 0, not NaN.
       if (y != 0.0)
-        ll += y * a - rate;
+        ll += w * (y * a - rate);
       else
-        ll -= rate;
+        ll -= w * rate;
       if (grad) a = (y - rate).max(std::numeric_limits<double>::lowest());
-      constant += rows.log_constant ? rows.log_constant[n] : -bvi::math::log_factorial(y);
+      constant += w * (rows.log_constant ? rows.log_constant[n] : -bvi::math::log_factorial(y));
     }
     ll += constant;
   }
