@@ -55,6 +55,9 @@ void fill_default_priors(spec::Config& config, const ModelShape& shape, const Da
     if (p.name == "phi") add("phi", prior("phi", "gamma", {{"shape", {0.01}}, {"rate", {0.01}}}));
     // brms's default for the gamma likelihood's shape.
     if (p.name == "shape") add("shape", prior("shape", "gamma", {{"shape", {0.01}}, {"rate", {0.01}}}));
+    // brms's default for the cumulative family's thresholds (its Intercept[k]).
+    if (p.name == "cutpoints")
+      add("cutpoints", prior("cutpoints", "student_t", {{"df", {3.0}}, {"loc", {0.0}}, {"scale", {2.5}}}));
   }
   for (const auto& g : shape.groups) {
     add("sd_" + g.ident, prior("sd_" + g.ident, "half_student_t", {{"df", {3.0}}, {"scale", {2.5 * sy}}}));

@@ -9,6 +9,7 @@
 #include "models/likelihoods/lognormal.hpp"
 #include "models/likelihoods/negative_binomial_log.hpp"
 #include "models/likelihoods/normal.hpp"
+#include "models/likelihoods/ordinal.hpp"
 #include "models/likelihoods/poisson_log.hpp"
 
 namespace bvi::models {
@@ -38,6 +39,17 @@ spec::ParameterConfig positive_parameter(const std::string& name) {
   return p;
 }
 
+// The ordinal likelihoods' K - 1 increasing cutpoints (their number set by Model::build from the
+// data's K), with a prior at /model/priors/cutpoints.
+spec::ParameterConfig cutpoints_parameter() {
+  spec::ParameterConfig p;
+  p.name = "cutpoints";
+  p.size = 1;
+  p.constraint = "ordered";
+  p.pointer = "/model/likelihood";
+  return p;
+}
+
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> all{
       {"bernoulli_logit", {}, construct<BernoulliLogit>},
@@ -49,6 +61,8 @@ const std::vector<Entry>& registry() {
       {"lognormal", {{positive_parameter("sigma")}, false, false}, construct<Lognormal>},
       {"gamma_log", {{positive_parameter("shape")}, false, false}, construct<GammaLog>},
       {"beta_logit", {{positive_parameter("phi")}, false, false}, construct<BetaLogit>},
+      {"ordinal_logit", {{cutpoints_parameter()}, false, false}, construct<OrdinalLogit>},
+      {"ordinal_probit", {{cutpoints_parameter()}, false, false}, construct<OrdinalProbit>},
   };
   return all;
 }

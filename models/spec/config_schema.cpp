@@ -142,7 +142,7 @@ const Section& model_section() {
            true,
            {},
            {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log",
-            "lognormal", "gamma_log", "beta_logit"},
+            "lognormal", "gamma_log", "beta_logit", "ordinal_logit", "ordinal_probit"},
            "The observation model, with linear predictor eta = alpha + x . beta. bernoulli_logit: logistic "
            "regression, y in {0, 1}, P(y = 1) = sigmoid(eta). bernoulli_probit: probit regression, y in {0, "
            "1}, "
@@ -162,7 +162,11 @@ const Section& model_section() {
            "scale = mu / shape), with a positive parameter `shape` (prior at `/model/priors/shape`, default "
            "brms's gamma(0.01, 0.01)). beta_logit: proportions 0 < y < 1, Beta with mean mu = expit(eta) and "
            "variance mu (1 - mu) / (1 + phi), density scipy.stats.beta(mu phi, (1 - mu) phi), with a positive "
-           "precision `phi` (prior at `/model/priors/phi`, default brms's gamma(0.01, 0.01))."},
+           "precision `phi` (prior at `/model/priors/phi`, default brms's gamma(0.01, 0.01)). ordinal_logit, "
+           "ordinal_probit: ordered categories y in {1, ..., K} (K the largest in the data), cumulative model "
+           "P(y = k) = F(c_k - eta) - F(c_{k-1} - eta) with F = expit or Phi (brms's cumulative, stan_polr), "
+           "K - 1 increasing `cutpoints` (prior at `/model/priors/cutpoints`, default brms's student_t(3, 0, "
+           "2.5)), no intercept (the cutpoints take its place), fitted by the monte_carlo method."},
           {"formula",
            Kind::string,
            nullptr,
