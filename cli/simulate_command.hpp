@@ -25,6 +25,7 @@ struct SimulateOptions {
   double phi = std::numeric_limits<double>::quiet_NaN();
   double shape = std::numeric_limits<double>::quiet_NaN();
   long long trials = 0;  // 0: not given (10 for binomial_logit)
+  int levels = 0;        // 0: not given (4 for the ordinal likelihoods)
 };
 
 CLI::App* setup_simulate(CLI::App& app, SimulateOptions& options);
