@@ -18,6 +18,7 @@
 #include "cli/common_options.hpp"
 #include "cli/fit_rows.hpp"
 #include "cli/kfold_folds.hpp"
+#include "models/ordinal_prediction.hpp"
 #include "cli/logging.hpp"
 #include "cli/number_format.hpp"
 #include "common/atomic_file.hpp"
@@ -177,6 +178,10 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
     throw usage_error("kfold runs its refits one process at a time; run it without mpirun (--threads N)");
   if (o.folds == 0 && o.group.empty()) throw usage_error("--folds K is required without --group");
   spec::Config config = spec::parse_config(o.config);
+  // Before any refit: the folds' held-out densities come from predict's family (not the ordinal
+  // likelihoods' category probabilities yet).
+  if (models::is_ordinal(config.model.likelihood))
+    throw config_error("/model/likelihood", "kfold does not support the likelihood '" + config.model.likelihood + "' yet");
   const int threads = resolve_threads(o.threads);
   const fs::path dir(o.output);
   kfold_mkdir(dir);
