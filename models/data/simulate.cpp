@@ -77,7 +77,7 @@ std::vector<float> simulated_cutpoints(const SimulationSpec& spec) {
         const double mid = 0.5 * (lo + hi);
         (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
       }
-      v = 0.5 * (lo + hi);
+      v = 2 * k == spec.levels ? 0.0 : 0.5 * (lo + hi);  // the median exactly, as the logit's log 1
     }
     c.push_back(static_cast<float>(v));
   }
