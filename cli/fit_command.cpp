@@ -194,11 +194,12 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
   record.config = &config;
   record.names = layout.column_names();
   // A correlation block's transform is not one column's: its summaries come from draws of Omega
-  // (the Monte Carlo ELBO's draws, or the exact method's output draws).
+  // (the Monte Carlo ELBO's draws, or the exact method's output draws). So do an ordered block's
+  // (the ordinal likelihoods' cutpoints).
   std::vector<ad::ColumnTransform> transforms = layout.column_transforms();
   std::vector<Eigen::Index> correlations;
   for (std::size_t j = 0; j < transforms.size(); ++j)
-    if (transforms[j].bound == ad::Bound::cholesky_corr) {
+    if (ad::is_block_transform(transforms[j])) {
       transforms[j] = {};
       correlations.push_back(static_cast<Eigen::Index>(j));
     }

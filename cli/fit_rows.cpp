@@ -81,6 +81,11 @@ FitForConfig load_fit_for_config(spec::Config& config, const std::string& fit_di
   for (const auto& t : design.terms) shape.terms.push_back({t.text, t.first_column, t.n_columns});
   for (const auto& g : design.groups)
     shape.groups.push_back({g.ident, g.label, g.levels, g.effect_names(), g.correlated});
+  // The ordinal likelihoods' K, from the fit's cutpoints (K - 1 of them).
+  Eigen::Index cutpoints = 0;
+  for (const auto& name : fit.names)
+    if (name.compare(0, 10, "cutpoints.") == 0) ++cutpoints;
+  if (cutpoints > 0) shape.response_levels = cutpoints + 1;
   models::fill_default_priors(config, shape, {});  // the layout is what matters here, not the priors
   f.model = std::make_unique<models::Model>(models::Model::build(config.model, shape));
   const models::Model& model = *f.model;

@@ -19,6 +19,7 @@
 #include "cli/refuse_weights.hpp"
 #include "cli/fit_rows.hpp"
 #include "cli/kfold_folds.hpp"
+#include "models/ordinal_prediction.hpp"
 #include "cli/logging.hpp"
 #include "cli/number_format.hpp"
 #include "common/atomic_file.hpp"
@@ -179,6 +180,10 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   if (o.folds == 0 && o.group.empty()) throw usage_error("--folds K is required without --group");
   spec::Config config = spec::parse_config(o.config);
   refuse_weights(config, "kfold");
+  // Before any refit: the folds' held-out densities come from predict's family (not the ordinal
+  // likelihoods' category probabilities yet).
+  if (models::is_ordinal(config.model.likelihood))
+    throw config_error("/model/likelihood", "kfold does not support the likelihood '" + config.model.likelihood + "' yet");
   const int threads = resolve_threads(o.threads);
   const fs::path dir(o.output);
   kfold_mkdir(dir);

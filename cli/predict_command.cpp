@@ -19,6 +19,7 @@
 #include "models/default_priors.hpp"
 #include "models/fit_result.hpp"
 #include "models/model.hpp"
+#include "models/ordinal_prediction.hpp"
 #include "models/prediction.hpp"
 #include "models/prediction_metrics.hpp"
 #include "models/prediction_rows.hpp"
@@ -51,6 +52,66 @@ std::string replicates_csv(const Eigen::MatrixXd& y_rep, const std::vector<Eigen
     out += '\n';
   }
   return out;
+}
+
+void write_predict_outputs(const PredictOptions& o, const nlohmann::ordered_json& metrics, const std::string& report,
+                           const std::string& out) {
+  if (!o.metrics.empty()) write_file_atomically(o.metrics, metrics.dump(2) + "\n");
+  if (!report.empty()) {
+    cli_logger().info(report);
+    std::fprintf(stderr, "%s\n", report.c_str());
+  }
+  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
+    throw output_error("stdout", "cannot write the predictions");
+}
+
+// The ordinal likelihoods' predictions: one probability column per category p_1 ... p_K (the mean
+// over draws), the most probable category; metrics log loss, accuracy and the ranked probability
+// score (models/ordinal_prediction.hpp).
+int predict_ordinal_rows(const PredictOptions& o, const models::FitResult& fit, const models::PredictionRows& rows,
+                         const models::PredictRows& prows, const std::string& path, Eigen::Index replicates) {
+  const int threads = resolve_threads(o.threads);
+  const std::uint64_t seed = static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed);
+  const models::OrdinalPredictions pred = models::predict_ordinal(fit, prows, threads);
+  if (replicates > 0)
+    write_file_atomically(o.replicates.second,
+                          replicates_csv(models::replicate_ordinal(fit, prows, rows.record, replicates, seed, threads),
+                                         rows.record, true));
+  const Eigen::Index K = pred.prob.cols(), n = rows.x.rows();
+  std::string out;
+  for (Eigen::Index k = 0; k < K; ++k) out += "p_" + std::to_string(k + 1) + ",";
+  out += "category\n";
+  Eigen::Index i = 0;
+  for (Eigen::Index r = 0; r < rows.records; ++r) {
+    if (i >= n || rows.record[static_cast<std::size_t>(i)] != r) {  // a row left out: empty fields
+      out += std::string(static_cast<std::size_t>(K), ',') + "\n";
+      continue;
+    }
+    for (Eigen::Index k = 0; k < K; ++k) {
+      append_number(out, pred.prob(i, k));
+      out += ',';
+    }
+    out += std::to_string(pred.category[i]) + "\n";
+    ++i;
+  }
+  nlohmann::ordered_json metrics;
+  std::string report;
+  if (rows.y.size() > 0) {
+    const models::OrdinalMetrics m = models::ordinal_metrics(pred, rows.y);
+    metrics["rows"] = m.rows;
+    metrics["draws"] = fit.draws.rows();
+    metrics["log_loss"] = m.log_loss;
+    metrics["accuracy"] = m.accuracy;
+    metrics["ranked_probability_score"] = m.rps;
+    char line[200];
+    std::snprintf(line, sizeof line, "%ld rows: log loss %.6g, accuracy %.4f, ranked probability score %.4f",
+                  m.rows, m.log_loss, m.accuracy, m.rps);
+    report = line;
+  } else if (!o.metrics.empty()) {
+    throw data_error(file_line(path, 1), "no response column '" + fit.response + "': metrics need it");
+  }
+  write_predict_outputs(o, metrics, report, out);
+  return 0;
 }
 
 }  // namespace
@@ -122,6 +183,7 @@ int run_predict(const PredictOptions& o) {
   const Eigen::Index n = rows.x.rows();
   const models::PredictRows prows =
       predict_rows_of(applied, rows, static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed));
+  if (models::is_ordinal(fit.likelihood)) return predict_ordinal_rows(o, fit, rows, prows, path, replicates);
   const models::Predictions pred = models::predict(fit, prows, resolve_threads(o.threads));
   if (replicates > 0) {
     // Replicate r from the fit's draw r.
@@ -202,13 +264,7 @@ int run_predict(const PredictOptions& o) {
     throw data_error(file_line(path, 1), "no response column '" + fit.response + "': metrics need it");
   }
   if (weight && !report.empty()) report += " (weighted by " + *config.data.weights + ")";
-  if (!o.metrics.empty()) write_file_atomically(o.metrics, metrics.dump(2) + "\n");
-  if (!report.empty()) {
-    cli_logger().info(report);
-    std::fprintf(stderr, "%s\n", report.c_str());
-  }
-  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
-    throw output_error("stdout", "cannot write the predictions");
+  write_predict_outputs(o, metrics, report, out);
   return 0;
 }
 

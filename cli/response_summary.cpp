@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 namespace bvi::cli {
 
@@ -45,6 +46,22 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
     return os.str();
   }
   const auto [lo, hi] = range_over_ranks(d.y, comm);
+  if (kind == models::ResponseKind::ordinal) {
+    // The count per category 1 ... K (K the largest; categories never observed show 0), summed
+    // over ranks in rank order.
+    const int K = hi >= 1 && std::isfinite(hi) ? static_cast<int>(hi) : 0;
+    std::vector<double> local(static_cast<std::size_t>(K), 0.0), all(static_cast<std::size_t>(K * comm.size()));
+    for (Eigen::Index i = 0; i < d.y.size(); ++i) local[static_cast<std::size_t>(d.y[i]) - 1] += 1.0;
+    comm.allgatherv(local.data(), std::vector<long>(static_cast<std::size_t>(comm.size()), K), all.data());
+    os << K << " ordered categories; rows per category:";
+    for (int k = 0; k < K; ++k) {
+      double c = 0.0;
+      for (int r = 0; r < comm.size(); ++r) c += all[static_cast<std::size_t>(r * K + k)];
+      os << " " << k + 1 << ": " << static_cast<long long>(c) << (k + 1 < K ? "," : "");
+    }
+    os << "\n";
+    return os.str();
+  }
   if (kind == models::ResponseKind::count) {
     const auto s = sum_over_ranks<2>({d.y.sum(), d.trials.sum()}, comm);
     os << "counts " << lo << " to " << hi << ", total " << std::llround(s[0]) << ", mean " << s[0] / n;

@@ -72,7 +72,7 @@ CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
          "--likelihood", o.likelihood,
          "The response's likelihood (default bernoulli_logit): bernoulli_logit, bernoulli_probit, "
          "binomial_logit, poisson_log, negative_binomial_log, normal, lognormal, gamma_log, beta_logit, "
-         "student_t")
+         "student_t, ordinal_logit, ordinal_probit")
       ->type_name("NAME");
   cmd->add_option("--intercept", o.intercept, "Add an intercept alpha with this true value (default: none)")
       ->check(number_in(-1e6, 1e6, "a number in [-1e6, 1e6]"))
@@ -95,6 +95,10 @@ CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
   cmd->add_option("--trials", o.trials, "binomial_logit: trials in every row (default 10)")
       ->check(CLI::Range(1LL, 100000LL))
       ->type_name("T");
+  cmd->add_option("--levels", o.levels,
+                  "ordinal_logit, ordinal_probit: the categories K (default 4), with true cutpoints F^-1(k/K)")
+      ->check(CLI::Range(2, 100))
+      ->type_name("K");
   add_threads_option(*cmd, o.threads);
   return cmd;
 }
@@ -179,6 +183,11 @@ data::SimulationSpec simulation_spec(const SimulateOptions& o) {
   if (o.trials != 0 && o.likelihood != "binomial_logit")
     throw usage_error("--trials applies to --likelihood binomial_logit only");
   spec.trials = o.likelihood == "binomial_logit" ? (o.trials != 0 ? o.trials : 10) : 0;
+  const bool ordinal = o.likelihood == "ordinal_logit" || o.likelihood == "ordinal_probit";
+  if (o.levels != 0 && !ordinal) throw usage_error("--levels applies to --likelihood ordinal_logit and ordinal_probit only");
+  if (ordinal && spec.intercept)
+    throw usage_error("--intercept does not apply to --likelihood " + o.likelihood + " (its cutpoints take the intercept's place)");
+  spec.levels = ordinal ? (o.levels != 0 ? o.levels : 4) : 0;
   return spec;
 }
 

@@ -26,6 +26,7 @@ struct SimulateOptions {
   double shape = std::numeric_limits<double>::quiet_NaN();
   double nu = std::numeric_limits<double>::quiet_NaN();  // student_t's degrees of freedom
   long long trials = 0;  // 0: not given (10 for binomial_logit)
+  int levels = 0;        // 0: not given (4 for the ordinal likelihoods)
 };
 
 CLI::App* setup_simulate(CLI::App& app, SimulateOptions& options);

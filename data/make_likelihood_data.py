@@ -10,7 +10,9 @@ exposure in [0.5, 2], mean exposure * exp(eta), shape phi = 2.5, so Var y = mu +
 lognormal: log y ~ N(eta, 0.6); gamma_log: mean exp(eta), shape 2, so Var y = mu^2 / 2; both
 rounded to 4 decimals and at least 1e-4; beta_logit: mean expit(eta), precision phi = 5, rounded
 to 4 decimals and kept in [1e-4, 1 - 1e-4]; student_t: eta + 0.8 t_4, every tenth row shifted
-by +8 (outliers), rounded to 4 decimals).
+by +8 (outliers), rounded to 4 decimals; ordinal_logit, ordinal_probit: no intercept,
+eta = x . (1.0, -0.5, 0.25), y = 1 + the number of cutpoints (-1.0, 0.0, 1.2) below eta + e with e
+standard logistic or standard normal, so K = 4).
 """
 import os
 
@@ -19,6 +21,7 @@ from scipy import special
 
 ROWS = 200
 ALPHA, BETA = 0.5, np.array([1.0, -0.5, 0.25])
+CUTPOINTS = (-1.0, 0.0, 1.2)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -36,7 +39,8 @@ def main():
     rng = np.random.default_rng(20261202)
     # New likelihoods go last: the earlier files keep their random numbers.
     for name in ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
-                 "negative_binomial_log", "lognormal", "gamma_log", "beta_logit", "student_t"):
+                 "negative_binomial_log", "lognormal", "gamma_log", "beta_logit", "student_t",
+                 "ordinal_logit", "ordinal_probit"):
         x = np.round(rng.standard_normal((ROWS, 3)), 4)
         eta = ALPHA + x @ BETA
         cols = {"x1": x[:, 0], "x2": x[:, 1], "x3": x[:, 2]}
@@ -64,6 +68,10 @@ def main():
         elif name == "student_t":
             outlier = np.arange(ROWS) % 10 == 9
             cols["y"] = np.round(eta + 0.8 * rng.standard_t(4.0, ROWS) + 8.0 * outlier, 4)
+        elif name.startswith("ordinal"):
+            noise = rng.logistic(size=ROWS) if name == "ordinal_logit" else rng.standard_normal(ROWS)
+            latent = eta - ALPHA + noise  # no intercept: the cutpoints take its place
+            cols["y"] = 1 + (latent[:, None] > np.array(CUTPOINTS)[None, :]).sum(axis=1)
         else:
             cols["y"] = np.round(eta + 0.8 * rng.standard_normal(ROWS), 4)
         integer = name not in ("normal", "lognormal", "gamma_log", "beta_logit", "student_t")

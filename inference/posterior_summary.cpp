@@ -39,6 +39,7 @@ std::pair<double, double> constrained_moments(const ad::ColumnTransform& t, doub
       return {c + m, std::sqrt(std::max(0.0, r.value[1] - m * m))};
     }
     case ad::Bound::cholesky_corr:
+    case ad::Bound::ordered:
       // A block's transform, not one column's: its summaries come from draws (fit_command).
       throw std::invalid_argument("constrained_moments: a correlation block has no per-column moments");
   }

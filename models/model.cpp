@@ -156,7 +156,17 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
   const std::vector<std::string>& feature_names = shape.features;
   if (config.intercept) m.layout_.add({"alpha", 0, 1, false, {}, Support::real, {}});
   m.layout_.add({"beta", 0, static_cast<Index>(feature_names.size()), true, feature_names, Support::real, {}});
-  for (const auto& p : likelihood_parameters(config.likelihood)) m.layout_.add(declared_block(p, feature_names));
+  for (const auto& p : likelihood_parameters(config.likelihood)) {
+    ParameterBlock b = declared_block(p, feature_names);
+    if (p.constraint == "ordered") {
+      // The ordinal likelihoods' K - 1 cutpoints, "k|k+1" as brms labels its thresholds.
+      b.size = std::max<Index>(shape.response_levels, 2) - 1;
+      b.is_vector = true;
+      b.transforms = ad::ordered_block(b.size);
+      for (Index k = 1; k <= b.size; ++k) b.labels.push_back(std::to_string(k) + "|" + std::to_string(k + 1));
+    }
+    m.layout_.add(std::move(b));
+  }
   for (const auto& p : config.parameters) m.layout_.add(declared_block(p, feature_names));
   // Group sds and correlations of every factor, then every factor's group effects.
   for (const auto& g : shape.groups) {

@@ -76,6 +76,9 @@ struct ModelShape {
   std::vector<TermColumns> terms;     // for beta[TERM] priors (empty: none allowed)
   std::vector<GroupShape> groups;
   Eigen::VectorXd column_means;  // of beta's columns, for a centered intercept prior (empty: 0)
+  // The ordinal likelihoods' number of categories K (the cutpoints are K - 1); 0: unknown, or
+  // not ordinal (then 2 is assumed: the fewest there can be).
+  Index response_levels = 0;
   static ModelShape plain(std::vector<std::string> features) {
     ModelShape s;
     s.features = std::move(features);

@@ -67,6 +67,12 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
     scales.y_sd = ys.sd[0];
   }
   shape.column_means = xs.mean;
+  if (config.model.likelihood == "ordinal_logit" || config.model.likelihood == "ordinal_probit") {
+    // K: the largest category on any rank (the reader has checked that each is an integer >= 1).
+    double k = d.y.size() > 0 ? d.y.maxCoeff() : 2.0;
+    comm.allreduce_max(&k, 1);
+    shape.response_levels = static_cast<Index>(k);
+  }
   spec::Config resolved = config;
   fill_default_priors(resolved, shape, scales);
   Model model =

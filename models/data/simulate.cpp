@@ -29,7 +29,9 @@ enum class Family {
   lognormal,
   gamma_log,
   beta_logit,
-  student_t
+  student_t,
+  ordinal_logit,
+  ordinal_probit
 };
 
 Family family_of(const std::string& name) {
@@ -56,8 +58,31 @@ double inside_unit(double y) {
 const std::vector<std::string>& simulated_likelihoods() {
   static const std::vector<std::string> all{
       "bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "negative_binomial_log",
-      "normal",          "lognormal",        "gamma_log",      "beta_logit",           "student_t"};
+      "normal",          "lognormal",        "gamma_log",      "beta_logit",           "student_t",
+      "ordinal_logit",   "ordinal_probit"};
   return all;
+}
+
+std::vector<float> simulated_cutpoints(const SimulationSpec& spec) {
+  const Family f = family_of(spec.likelihood);
+  if (f != Family::ordinal_logit && f != Family::ordinal_probit) return {};
+  if (spec.levels < 2) throw std::invalid_argument("simulated_cutpoints: levels must be >= 2");
+  std::vector<float> c;
+  for (int k = 1; k < spec.levels; ++k) {
+    const double p = static_cast<double>(k) / spec.levels;
+    // logit: log(p / (1 - p)); probit: Phi^-1(p) by bisection on erfc (exact to rounding: 200 halvings)
+    double v = std::log(p / (1.0 - p));
+    if (f == Family::ordinal_probit) {
+      double lo = -40, hi = 40;
+      for (int i = 0; i < 200; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+      }
+      v = 2 * k == spec.levels ? 0.0 : 0.5 * (lo + hi);  // the median exactly, as the logit's log 1
+    }
+    c.push_back(static_cast<float>(v));
+  }
+  return c;
 }
 
 std::string simulated_parameter_name(const std::string& likelihood) {
@@ -96,7 +121,8 @@ float default_simulated_parameter(const std::string& likelihood) {
 bool simulated_response_is_integer(const std::string& likelihood) {
   const Family f = family_of(likelihood);
   return f == Family::bernoulli_logit || f == Family::bernoulli_probit || f == Family::binomial_logit ||
-         f == Family::poisson_log || f == Family::negative_binomial_log;
+         f == Family::poisson_log || f == Family::negative_binomial_log || f == Family::ordinal_logit ||
+         f == Family::ordinal_probit;
 }
 
 std::vector<float> simulated_coefficients(std::uint64_t seed, int features) {
@@ -124,6 +150,7 @@ void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, 
   if (family == Family::binomial_logit && spec.trials < 1)
     throw std::invalid_argument("simulate_block: trials must be >= 1");
 
+  const std::vector<float> cut = simulated_cutpoints(spec);
   block.normals.resize(rows, D);
   const auto first = static_cast<std::uint64_t>(first_row);
   rng::standard_normal(spec.seed, rng::Purpose::simulation, kFeatureStep, 0, first, block.normals);
@@ -178,6 +205,18 @@ void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, 
         // 1 - sigmoid(eta) = sigmoid(-eta), without the cancellation near 1.
         const double a = sigmoid(eta) * theta, b = sigmoid(-eta) * theta;
         y = inside_unit(a > 0 && b > 0 ? beta_variate(a, b, u) : a > 0 ? 1.0 : 0.0);
+        break;
+      }
+      case Family::ordinal_logit:
+      case Family::ordinal_probit: {
+        // The inverse CDF: the first k with P(y <= k) = F(c_k - eta) >= u.
+        const double v = u();
+        std::size_t k = 0;
+        for (; k < cut.size(); ++k) {
+          const double z = static_cast<double>(cut[k]) - eta;
+          if (v <= (family == Family::ordinal_logit ? sigmoid(z) : 0.5 * std::erfc(-z / std::sqrt(2.0)))) break;
+        }
+        y = static_cast<double>(k + 1);
         break;
       }
     }

@@ -14,6 +14,8 @@
 //   gamma_log         y ~ Gamma(shape, rate shape / exp(eta))     mean exp(eta)
 //   beta_logit        y ~ Beta(mu phi, (1 - mu) phi), mu = sigmoid(eta)
 //   student_t         y ~ eta + sigma T_nu                          (Student t, nu degrees of freedom)
+//   ordinal_logit     y in 1 ... K, P(y <= k) = sigmoid(c_k - eta)   (no intercept; K - 1 cutpoints)
+//   ordinal_probit    y in 1 ... K, P(y <= k) = Phi(c_k - eta)
 //
 // Every number is a pure function of (seed, row, column) through the Philox stream of
 // rng::Purpose::simulation, so any block of rows can be made by any thread, and a smaller
@@ -38,7 +40,13 @@ struct SimulationSpec {
   float parameter = 0;      // the likelihood's own parameter (sigma, phi or shape), when it has one
   float nu = 0;             // student_t's degrees of freedom (its second parameter)
   std::int64_t trials = 0;  // binomial_logit's trials per row
+  int levels = 0;           // the ordinal likelihoods' K (simulated_cutpoints gives their cutpoints)
 };
+
+// The ordinal likelihoods' true cutpoints for K levels: c_k = F^-1(k / K), k = 1 ... K - 1, the
+// quantiles that make the K categories equally likely at eta = 0 (F = sigmoid or Phi), rounded
+// to float32. Empty for the other likelihoods.
+std::vector<float> simulated_cutpoints(const SimulationSpec& spec);
 
 // The likelihoods simulate can draw from, in the order `--likelihood` lists them.
 const std::vector<std::string>& simulated_likelihoods();

@@ -84,6 +84,12 @@ std::string true_values_csv(const SimulationSpec& spec, const std::vector<float>
     text.append(buf, put_float(buf, buf + sizeof buf, beta[j]));
     text += '\n';
   }
+  const std::vector<float> cut = simulated_cutpoints(spec);
+  for (std::size_t k = 0; k < cut.size(); ++k) {
+    text += "cutpoints." + std::to_string(k + 1) + ",";
+    text.append(buf, put_float(buf, buf + sizeof buf, cut[k]));
+    text += '\n';
+  }
   const std::string own = simulated_parameter_name(spec.likelihood);
   if (!own.empty()) {
     text += own + ",";

@@ -9,6 +9,7 @@
 #include "models/likelihoods/lognormal.hpp"
 #include "models/likelihoods/negative_binomial_log.hpp"
 #include "models/likelihoods/normal.hpp"
+#include "models/likelihoods/ordinal.hpp"
 #include "models/likelihoods/poisson_log.hpp"
 #include "models/likelihoods/student_t.hpp"
 
@@ -39,6 +40,17 @@ spec::ParameterConfig positive_parameter(const std::string& name) {
   return p;
 }
 
+// The ordinal likelihoods' K - 1 increasing cutpoints (their number set by Model::build from the
+// data's K), with a prior at /model/priors/cutpoints.
+spec::ParameterConfig cutpoints_parameter() {
+  spec::ParameterConfig p;
+  p.name = "cutpoints";
+  p.size = 1;
+  p.constraint = "ordered";
+  p.pointer = "/model/likelihood";
+  return p;
+}
+
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> all{
       {"bernoulli_logit", {}, construct<BernoulliLogit>},
@@ -53,6 +65,8 @@ const std::vector<Entry>& registry() {
       {"beta_logit", {{positive_parameter("phi")}, false, false}, construct<BetaLogit>},
       // brms's student: scale sigma and degrees of freedom nu.
       {"student_t", {{positive_parameter("sigma"), positive_parameter("nu")}, false, false}, construct<StudentT>},
+      {"ordinal_logit", {{cutpoints_parameter()}, false, false}, construct<OrdinalLogit>},
+      {"ordinal_probit", {{cutpoints_parameter()}, false, false}, construct<OrdinalProbit>},
   };
   return all;
 }
@@ -80,6 +94,9 @@ std::string exact_method_refusal(const std::string& name) {
   if (name == "student_t")
     return "each row's expected log density is a 3-D integral over (eta, log sigma, log nu), which the exact "
            "method does not take; use method monte_carlo (or auto, which chooses it)";
+  if (name == "ordinal_logit" || name == "ordinal_probit")
+    return "each row's expectation involves eta and two cutpoints, which the exact method does not take; use "
+           "method monte_carlo (or auto, which chooses it)";
   return "";
 }
 

@@ -152,7 +152,8 @@ const Section& model_section() {
            true,
            {},
            {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log",
-            "lognormal", "gamma_log", "beta_logit", "student_t"},
+            "lognormal", "gamma_log", "beta_logit", "student_t", "ordinal_logit",
+            "ordinal_probit"},
            "The observation model, with linear predictor eta = alpha + x . beta. bernoulli_logit: logistic "
            "regression, y in {0, 1}, P(y = 1) = sigmoid(eta). bernoulli_probit: probit regression, y in {0, "
            "1}, "
@@ -175,7 +176,11 @@ const Section& model_section() {
            "precision `phi` (prior at `/model/priors/phi`, default brms's gamma(0.01, 0.01)). student_t: robust "
            "linear regression, any real y, y ~ StudentT(nu, eta, sigma) as scipy.stats.t(df = nu, loc = eta, "
            "scale = sigma), with positive parameters `sigma` (default as normal's) and `nu` (default brms's "
-           "gamma(2, 0.1)); fitted by the monte_carlo method only."},
+           "gamma(2, 0.1)); fitted by the monte_carlo method only. ordinal_logit, "
+           "ordinal_probit: ordered categories y in {1, ..., K} (K the largest in the data), cumulative model "
+           "P(y = k) = F(c_k - eta) - F(c_{k-1} - eta) with F = expit or Phi (brms's cumulative, stan_polr), "
+           "K - 1 increasing `cutpoints` (prior at `/model/priors/cutpoints`, default brms's student_t(3, 0, "
+           "2.5)), no intercept (the cutpoints take its place), fitted by the monte_carlo method."},
           {"formula",
            Kind::string,
            nullptr,

@@ -526,9 +526,21 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   Json model = resolve_section(model_section(), model_in);
   cfg.model.likelihood = model.at("likelihood").get<std::string>();
   cfg.model.intercept = model.at("intercept").get<bool>();
+  const bool ordinal = cfg.model.likelihood == "ordinal_logit" || cfg.model.likelihood == "ordinal_probit";
+  if (ordinal && cfg.model.intercept) {
+    // The cutpoints take the intercept's place (brms's cumulative, stan_polr): a formula's implicit
+    // intercept is dropped, as brms does; one asked for by name is an error.
+    if (cfg.model.formula.empty())
+      throw config_error("/model/intercept", cfg.model.likelihood +
+                                                 " has no intercept (its cutpoints take its place); remove "
+                                                 "/model/intercept or set it to false");
+    cfg.model.intercept = false;
+    model["intercept"] = false;
+  }
   check_likelihood_columns(cfg.data, cfg.model.likelihood);
   model["groups"] = resolve_groups(model.at("groups"), cfg.data, cfg.model);
-  if (cfg.data.features && cfg.data.features->empty() && !cfg.model.intercept && cfg.model.groups.empty())
+  if (cfg.data.features && cfg.data.features->empty() && !cfg.model.intercept && cfg.model.groups.empty() &&
+      !ordinal)
     throw config_error("/data/features",
                        "no terms: with no features, no intercept and no group terms the model "
                        "has nothing to fit (set /model/intercept to true for an intercept-only model)");

@@ -27,6 +27,7 @@ inline double value(const ColumnTransform& t, double u) {
     case Bound::upper: return t.upper - std::exp(u);
     case Bound::interval: return t.lower + (t.upper - t.lower) * sigmoid(u);
     case Bound::cholesky_corr:
+    case Bound::ordered:
       break;  // a block, not a column (constrain_values)
   }
   return u;
@@ -98,19 +99,47 @@ std::vector<ColumnTransform> cholesky_corr_block(Index K) {
   return out;
 }
 
+std::vector<ColumnTransform> ordered_block(Index n) {
+  std::vector<ColumnTransform> out;
+  for (Index k = 0; k < n; ++k) out.push_back({Bound::ordered, 0.0, 0.0, n, k});
+  return out;
+}
+
 namespace {
-// Checks that a cholesky_corr block starting at column j is whole; returns its width.
+// Checks that a block transform (cholesky_corr, ordered) starting at column j is whole; returns
+// its width.
 Index block_width(const std::vector<ColumnTransform>& transforms, Index j) {
   const ColumnTransform& t = transforms[static_cast<size_t>(j)];
-  const Index n = corr::free_entries(t.block_dim);
+  const Index n = t.bound == Bound::ordered ? t.block_dim : corr::free_entries(t.block_dim);
   if (t.block_index != 0 || j + n > static_cast<Index>(transforms.size()))
-    throw std::invalid_argument("constrain: a cholesky_corr block must be given whole");
+    throw std::invalid_argument("constrain: a block transform must be given whole");
   for (Index k = 0; k < n; ++k) {
     const ColumnTransform& tk = transforms[static_cast<size_t>(j + k)];
-    if (tk.bound != Bound::cholesky_corr || tk.block_index != k || tk.block_dim != t.block_dim)
-      throw std::invalid_argument("constrain: a cholesky_corr block must be given whole");
+    if (tk.bound != t.bound || tk.block_index != k || tk.block_dim != t.block_dim)
+      throw std::invalid_argument("constrain: a block transform must be given whole");
   }
   return n;
+}
+
+// One draw of an ordered block: x_0 = u_0, x_k = x_{k-1} + e^{u_k}; returns log J = sum_{k>0} u_k.
+double ordered_forward(const double* u, double* x, Index stride, Index n) {
+  double lj = 0.0;
+  for (Index k = 0; k < n; ++k) {
+    const double uk = u[k * stride];
+    x[k * stride] = k == 0 ? uk : x[(k - 1) * stride] + std::exp(uk);
+    if (k > 0) lj += uk;
+  }
+  return lj;
+}
+
+// Its reverse pass: x_j depends on u_k for every k <= j (dx_j/du_0 = 1, dx_j/du_k = e^{u_k}), so
+// du_k += e^{u_k} sum_{j >= k} gx_j (k > 0; u_0 takes the whole sum) and gj for k > 0.
+void ordered_backward(const double* u, const double* gx, double gj, double* du, Index stride, Index n) {
+  double tail = 0.0;
+  for (Index k = n - 1; k >= 0; --k) {
+    tail += gx[k * stride];
+    du[k * stride] += k == 0 ? tail : tail * std::exp(u[k * stride]) + gj;
+  }
 }
 }  // namespace
 
@@ -120,11 +149,15 @@ void constrain_values(const Eigen::Ref<const Eigen::MatrixXd>& u, const std::vec
     throw std::invalid_argument("constrain_values: one transform per column");
   for (Index j = 0; j < u.cols(); ++j) {
     const ColumnTransform& t = transforms[static_cast<size_t>(j)];
-    if (t.bound == Bound::cholesky_corr) {
+    if (is_block_transform(t)) {
       const Index n = block_width(transforms, j);
       Eigen::MatrixXd ub = u.middleCols(j, n), xb(u.rows(), n);
-      for (Index s = 0; s < u.rows(); ++s)
-        cholesky_corr_forward(ub.data() + s, xb.data() + s, u.rows(), t.block_dim);
+      for (Index s = 0; s < u.rows(); ++s) {
+        if (t.bound == Bound::ordered)
+          ordered_forward(ub.data() + s, xb.data() + s, u.rows(), n);
+        else
+          cholesky_corr_forward(ub.data() + s, xb.data() + s, u.rows(), t.block_dim);
+      }
       x.middleCols(j, n) = xb;
       j += n - 1;
       continue;
@@ -146,6 +179,12 @@ Constrained constrain(const Var& u, const std::vector<ColumnTransform>& transfor
   Index work_size = 0;
   for (Index j = 0; j < P; ++j) {
     const ColumnTransform& t = transforms[static_cast<size_t>(j)];
+    if (t.bound == Bound::ordered) {
+      const Index n = block_width(transforms, j);
+      for (Index s = 0; s < S; ++s) lj[s] += ordered_forward(uv + j * S + s, x + j * S + s, S, n);
+      j += n - 1;
+      continue;
+    }
     if (t.bound == Bound::cholesky_corr) {
       const Index n = block_width(transforms, j);
       for (Index s = 0; s < S; ++s)
@@ -173,6 +212,12 @@ Constrained constrain(const Var& u, const std::vector<ColumnTransform>& transfor
       double* gu = u.adj_data();
       for (Index j = 0; j < P; ++j) {
         const ColumnTransform& t = tr[j];
+        if (t.bound == Bound::ordered) {
+          for (Index s = 0; s < S; ++s)
+            ordered_backward(uv + j * S + s, gx + j * S + s, gj[s], gu + j * S + s, S, t.block_dim);
+          j += t.block_dim - 1;
+          continue;
+        }
         if (t.bound == Bound::cholesky_corr) {
           for (Index s = 0; s < S; ++s)
             cholesky_corr_backward(uv + j * S + s, gx + j * S + s, gj[s], gu + j * S + s, S, t.block_dim,
@@ -186,6 +231,7 @@ Constrained constrain(const Var& u, const std::vector<ColumnTransform>& transfor
           switch (t.bound) {
             case Bound::none:
             case Bound::cholesky_corr:
+            case Bound::ordered:
               break;
             case Bound::lower:
               dx = std::exp(ui), dlj = 1.0;

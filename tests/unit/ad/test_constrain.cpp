@@ -28,7 +28,8 @@ double ref_x(const ad::ColumnTransform& t, double u) {
     case ad::Bound::upper: return t.upper - std::exp(u);
     case ad::Bound::interval: return t.lower + (t.upper - t.lower) * sigmoid(u);
     case ad::Bound::cholesky_corr:
-      break;  // test_cholesky_corr.cpp
+    case ad::Bound::ordered:
+      break;  // test_cholesky_corr.cpp, test_ordered_transform.cpp
   }
   return 0;
 }
@@ -39,6 +40,7 @@ double ref_log_jacobian(const ad::ColumnTransform& t, double u) {
     case ad::Bound::upper: return std::log(std::exp(u));  // |dx/du| = e^u
     case ad::Bound::interval: return std::log((t.upper - t.lower) * sigmoid(u) * (1 - sigmoid(u)));
     case ad::Bound::cholesky_corr:
+    case ad::Bound::ordered:
       break;
   }
   return 0;

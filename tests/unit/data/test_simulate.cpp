@@ -268,6 +268,20 @@ std::pair<double, double> conditional_moments(const SimulationSpec& s, double et
   if (f == "lognormal")
     return {std::exp(eta + th * th / 2), std::expm1(th * th) * std::exp(2 * eta + th * th)};
   if (f == "gamma_log") return {mu, mu * mu / th};
+  if (f == "ordinal_logit" || f == "ordinal_probit") {
+    // E[y] and Var[y] over the categories, P(y <= k) = F(c_k - eta), with c_k = F^-1(k / K)
+    // checked against its definition in "the ordinal likelihoods' cutpoints" below.
+    const std::vector<float> c = simulated_cutpoints(s);
+    double e1 = 0, e2 = 0, below = 0;
+    for (int k = 1; k <= s.levels; ++k) {
+      const double z = k < s.levels ? static_cast<double>(c[static_cast<std::size_t>(k - 1)]) - eta : 1e300;
+      const double cdf = k < s.levels ? (f == "ordinal_logit" ? sigmoid(z) : probit(z)) : 1.0;
+      e1 += k * (cdf - below);
+      e2 += double(k) * k * (cdf - below);
+      below = cdf;
+    }
+    return {e1, e2 - e1 * e1};
+  }
   const double m = sigmoid(eta);  // beta_logit
   return {m, m * (1 - m) / (1 + th)};
 }
@@ -280,6 +294,7 @@ SimulationSpec spec_for(const std::string& likelihood) {
   s.parameter = default_simulated_parameter(likelihood);
   s.trials = likelihood == "binomial_logit" ? 7 : 0;
   s.nu = likelihood == "student_t" ? 12.0f : 0.0f;  // an eighth moment, for the mean-square test's error
+  s.levels = likelihood.rfind("ordinal", 0) == 0 ? 4 : 0;
   return s;
 }
 
@@ -314,10 +329,13 @@ TEST_CASE("every likelihood: y given eta has its family's mean and variance, in 
       }
       if (lik == "lognormal" || lik == "gamma_log") CHECK(y > 0);
       if (lik == "beta_logit") CHECK((y > 0 && y < 1));
+      if (lik.rfind("ordinal", 0) == 0) CHECK((y >= 1 && y <= spec.levels));
       const auto [m, v] = conditional_moments(spec, eta);
       // Where p (1 - p) is tiny, z^2 is too heavy-tailed for the mean-square test (one
       // success at p = 1e-6 adds 1e6): those rows are left out of it.
-      if ((lik.rfind("bernoulli", 0) == 0 && v < 0.01) || (trials && v < 0.01 * spec.trials)) continue;
+      if (((lik.rfind("bernoulli", 0) == 0 || lik.rfind("ordinal", 0) == 0) && v < 0.01) ||
+          (trials && v < 0.01 * spec.trials))
+        continue;
       const double z = (y - m) / std::sqrt(v);
       sz += z, sz2 += z * z, sz4 += z * z * z * z, n += 1;
     }
@@ -327,6 +345,25 @@ TEST_CASE("every likelihood: y given eta has its family's mean and variance, in 
     CHECK(std::abs(sz / n) < 5 / std::sqrt(n));
     CHECK(std::abs(mean2 - 1) < 5 * std::sqrt((sz4 / n - mean2 * mean2) / n));
   }
+}
+
+TEST_CASE("the ordinal likelihoods' cutpoints: F^-1(k / K), in the truth file") {
+  SimulationSpec s{10, 1, 0};
+  s.likelihood = "ordinal_logit";
+  s.levels = 4;
+  const std::vector<float> logit = simulated_cutpoints(s);
+  REQUIRE(logit.size() == 3);
+  for (int k = 1; k <= 3; ++k)  // log(p / (1 - p)) at p = k / 4
+    CHECK(logit[static_cast<std::size_t>(k - 1)] == static_cast<float>(std::log(k / (4.0 - k))));
+  s.likelihood = "ordinal_probit";
+  const std::vector<float> probits = simulated_cutpoints(s);
+  for (int k = 1; k <= 3; ++k) CHECK(probit(probits[static_cast<std::size_t>(k - 1)]) == doctest::Approx(k / 4.0).epsilon(1e-6));
+  CHECK(probits[1] == 0.0f);
+  const std::string truth = true_values_csv(s, {0.5f});
+  CHECK(truth.rfind("name,true_value\nbeta.1,0.5\ncutpoints.1,-0.674489", 0) == 0);
+  CHECK(truth.find("\ncutpoints.2,0\ncutpoints.3,0.674489") != std::string::npos);
+  s.likelihood = "poisson_log";
+  CHECK(simulated_cutpoints(s).empty());
 }
 
 TEST_CASE("the truth file lists alpha, beta and the likelihood's own parameter") {

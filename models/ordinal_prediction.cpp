@@ -1,0 +1,164 @@
+#include "models/ordinal_prediction.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "common/error.hpp"
+#include "inference/ad/ops/ordinal_kernel.hpp"
+#include "inference/math/log_ndtr.hpp"
+#include "inference/rng/uniform_stream.hpp"
+#include "models/draw_predictors.hpp"
+
+namespace bvi::models {
+
+bool is_ordinal(const std::string& likelihood) {
+  return likelihood == "ordinal_logit" || likelihood == "ordinal_probit";
+}
+
+namespace {
+
+// The draws' first cutpoints column and how many there are (K - 1).
+std::pair<Eigen::Index, Eigen::Index> cutpoint_columns(const FitResult& fit) {
+  Eigen::Index c0 = -1, J = 0;
+  for (std::size_t j = 0; j < fit.names.size(); ++j)
+    if (fit.names[j].compare(0, 10, "cutpoints.") == 0) {
+      if (c0 < 0) c0 = static_cast<Eigen::Index>(j);
+      ++J;
+    }
+  if (c0 < 0) throw std::logic_error("predict: the draws have no cutpoints");
+  return {c0, J};
+}
+
+ad::detail::OrdinalLink link_of(const FitResult& fit) {
+  if (!is_ordinal(fit.likelihood))
+    throw config_error("/model/likelihood", "'" + fit.likelihood + "' is not an ordinal likelihood");
+  return fit.likelihood == "ordinal_logit" ? ad::detail::OrdinalLink::logit : ad::detail::OrdinalLink::probit;
+}
+
+// The linear predictors as every likelihood's (no alpha column: DrawPredictors gives zeros).
+DrawPredictors linear_predictors(const FitResult& fit, const PredictRows& rows) {
+  bool ok = false;
+  return DrawPredictors(fit, PredictFamily::named("bernoulli_logit", &ok), rows.x.cols());
+}
+
+}  // namespace
+
+OrdinalPredictions predict_ordinal(const FitResult& fit, const PredictRows& rows, int threads) {
+  const ad::detail::OrdinalLink link = link_of(fit);
+  const auto columns = cutpoint_columns(fit);
+  const Eigen::Index c0 = columns.first, J = columns.second;
+  const int K = static_cast<int>(J + 1);
+  const DrawPredictors predictors = linear_predictors(fit, rows);
+  const Eigen::Index n = rows.x.rows(), S = fit.draws.rows();
+  // The cutpoints draw by draw, contiguous: c(k, s).
+  const Eigen::MatrixXd cut = fit.draws.middleCols(c0, J).transpose();
+  OrdinalPredictions out;
+  out.prob.resize(n, K);
+  out.category.resize(n);
+  if (rows.y) out.lpd.resize(n);
+  constexpr Eigen::Index kBlock = 256;
+#pragma omp parallel num_threads(std::max(1, threads))
+  {
+    Eigen::MatrixXd eta(S, kBlock);
+    std::vector<double> p(static_cast<std::size_t>(K));
+#pragma omp for schedule(static)
+    for (Eigen::Index r0 = 0; r0 < n; r0 += kBlock) {
+      const Eigen::Index m = std::min(kBlock, n - r0);
+      predictors.block(fit, rows, r0, m, eta);
+      for (Eigen::Index i = 0; i < m; ++i) {
+        const Eigen::Index row = r0 + i;
+        const double off = rows.offset ? (*rows.offset)[row] : 0.0;
+        std::fill(p.begin(), p.end(), 0.0);
+        for (Eigen::Index s = 0; s < S; ++s)
+          for (int k = 0; k < K; ++k)
+            p[static_cast<std::size_t>(k)] +=
+                std::exp(ad::detail::ordinal_term(link, k, K, cut.col(s).data(), 1, eta(s, i) + off, nullptr,
+                                                  nullptr, nullptr));
+        int best = 0;
+        for (int k = 0; k < K; ++k) {
+          out.prob(row, k) = p[static_cast<std::size_t>(k)] / static_cast<double>(S);
+          if (out.prob(row, k) > out.prob(row, best)) best = k;
+        }
+        out.category[row] = best + 1;
+        if (rows.y) out.lpd[row] = std::log(out.prob(row, static_cast<Eigen::Index>((*rows.y)[row]) - 1));
+      }
+    }
+  }
+  return out;
+}
+
+OrdinalMetrics ordinal_metrics(const OrdinalPredictions& p, const Eigen::VectorXd& y) {
+  OrdinalMetrics m;
+  const Eigen::Index n = y.size(), K = p.prob.cols();
+  m.rows = static_cast<long>(n);
+  if (n == 0) return m;
+  double loss = 0, hits = 0, rps = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    loss -= p.lpd[i];
+    if (p.category[i] == static_cast<int>(y[i])) hits += 1;
+    double cum = 0, sq = 0;
+    for (Eigen::Index k = 0; k + 1 < K; ++k) {
+      cum += p.prob(i, k);
+      const double observed = y[i] <= static_cast<double>(k + 1) ? 1.0 : 0.0;
+      sq += (cum - observed) * (cum - observed);
+    }
+    rps += K > 1 ? sq / static_cast<double>(K - 1) : 0.0;
+  }
+  const double dn = static_cast<double>(n);
+  m.log_loss = loss / dn;
+  m.accuracy = hits / dn;
+  m.rps = rps / dn;
+  return m;
+}
+
+Eigen::MatrixXd replicate_ordinal(const FitResult& full_fit, const PredictRows& full_rows,
+                                  const std::vector<Eigen::Index>& record, Eigen::Index R, std::uint64_t seed,
+                                  int threads) {
+  const ad::detail::OrdinalLink link = link_of(full_fit);
+  if (R > full_fit.draws.rows()) throw std::logic_error("replicate_ordinal: fewer draws than replicates");
+  FitResult fit;
+  fit.names = full_fit.names;
+  fit.likelihood = full_fit.likelihood;
+  fit.draws = full_fit.draws.topRows(R);
+  PredictRows rows = full_rows;
+  for (PredictGroupEffects& g : rows.groups) g.new_effects = Eigen::MatrixXd(g.new_effects.topRows(R));
+  const auto columns = cutpoint_columns(fit);
+  const Eigen::Index c0 = columns.first, J = columns.second;
+  const DrawPredictors predictors = linear_predictors(fit, rows);
+  const Eigen::Index n = rows.x.rows();
+  Eigen::MatrixXd out(R, n);
+  constexpr Eigen::Index kBlock = 256;
+#pragma omp parallel num_threads(std::max(1, threads))
+  {
+    Eigen::MatrixXd eta(R, kBlock);
+    Eigen::Matrix<double, 1, 1> u;
+#pragma omp for schedule(static)
+    for (Eigen::Index r0 = 0; r0 < n; r0 += kBlock) {
+      const Eigen::Index m = std::min(kBlock, n - r0);
+      predictors.block(fit, rows, r0, m, eta);
+      for (Eigen::Index i = 0; i < m; ++i) {
+        const Eigen::Index row = r0 + i;
+        const double off = rows.offset ? (*rows.offset)[row] : 0.0;
+        const auto key = static_cast<std::uint64_t>(record[static_cast<std::size_t>(row)]);
+        for (Eigen::Index r = 0; r < R; ++r) {
+          rng::standard_uniform(seed, rng::Purpose::replicates, static_cast<std::uint64_t>(r), 0, key, u);
+          const double e = eta(r, i) + off;
+          Eigen::Index k = 0;  // categories 0 ... J (0-based): the first whose CDF reaches u
+          for (; k < J; ++k) {
+            const double z = fit.draws(r, c0 + k) - e;
+            const double cdf = link == ad::detail::OrdinalLink::logit ? ad::detail::ordinal_expit(z)
+                                                                      : std::exp(math::log_ndtr(z));
+            if (u(0, 0) <= cdf) break;
+          }
+          out(r, row) = static_cast<double>(k + 1);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace bvi::models

@@ -1,0 +1,44 @@
+#pragma once
+// predict for the ordinal likelihoods: per row, the posterior predictive probability of each
+// category, P(y = k) = (1/S) sum_s [F(c_sk - eta_s) - F(c_s,k-1 - eta_s)] over the fit's S draws
+// (cutpoints and linear predictors drawn together), the most probable category, and with known
+// responses the metrics: log loss -mean_i log P(y_i), accuracy of the most probable category,
+// and the ranked probability score mean_i (1 / (K - 1)) sum_{k < K} (P(y_i <= k) - 1[y_i <= k])^2
+// (Epstein 1969, normalized to [0, 1]).
+#include <Eigen/Core>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/fit_result.hpp"
+#include "models/prediction.hpp"
+
+namespace bvi::models {
+
+struct OrdinalPredictions {
+  Eigen::MatrixXd prob;      // rows x K, each row summing to 1
+  Eigen::VectorXi category;  // the most probable category, 1 ... K (the lowest on a tie)
+  Eigen::VectorXd lpd;       // log P(y_i), when the responses are known
+};
+
+struct OrdinalMetrics {
+  long rows = 0;
+  double log_loss = 0, accuracy = 0, rps = 0;
+};
+
+bool is_ordinal(const std::string& likelihood);
+
+// Throws config errors for a likelihood that is not ordinal; std::logic_error when the draws lack
+// the cutpoints.
+OrdinalPredictions predict_ordinal(const FitResult& fit, const PredictRows& rows, int threads);
+
+OrdinalMetrics ordinal_metrics(const OrdinalPredictions& p, const Eigen::VectorXd& y);
+
+// R x n replicated categories, replicate r from the fit's draw r, as replicate_rows does for the
+// other likelihoods (the same Philox key (seed, replicates, r, record)): the smallest k with
+// P(y <= k | theta_r) = F(c_rk - eta_ri) >= u.
+Eigen::MatrixXd replicate_ordinal(const FitResult& fit, const PredictRows& rows,
+                                  const std::vector<Eigen::Index>& record, Eigen::Index replicates,
+                                  std::uint64_t seed, int threads);
+
+}  // namespace bvi::models

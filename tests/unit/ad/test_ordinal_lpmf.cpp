@@ -1,0 +1,196 @@
+// The ordinal likelihoods' ops: the kernel l(a, b) = log(F(b) - F(a)) and its partials against
+// mpmath at 60 digits (tests/reference/ordinal_table.py) in the tails, with equal-ish bounds and
+// infinite ones; ordinal_lpmf (composed path) and ordinal_glm (fused) against a long-double
+// formula of the category probabilities written here, their gradients against central differences.
+#include <cmath>
+#include <limits>
+
+#include "inference/ad/ad.hpp"
+#include "support/ad_check.hpp"
+
+// Each test file has a namespace of its own: the unit tests compile in unity batches.
+namespace test_ordinal_lpmf {
+
+using namespace bvi;
+using bvi::test::arr;
+
+namespace {
+const double inf = std::numeric_limits<double>::infinity();
+
+struct KernelRow {
+  int link;
+  double a, b, l, da, db;
+};
+// tests/reference/ordinal_table.py
+const KernelRow kTable[] = {
+    {0, -inf, -2.0, -2.1269280110429725, 0.0, 0.88079707797788244},
+    {0, -inf, 0.5, -0.47407698418010668, 0.0, 0.37754066879814544},
+    {0, -inf, 40.0, -4.248354255291589e-18, 0.0, 4.248354255291589e-18},
+    {0, -inf, -40.0, -40.0, 0.0, 1.0},
+    {0, 1.3, inf, -1.5410084538329922, -0.78583498304255862, 0.0},
+    {0, -30.0, inf, -9.3576229688397368e-14, -9.357622968839299e-14, 0.0},
+    {0, 45.0, inf, -45.0, -1.0, 0.0},
+    {0, -1.0, 0.5, -1.0398211306237835, -0.55615833815886337, 0.66475758558701368},
+    {0, -0.20000000000000001, -0.19989999999999999, -10.606613128160388, -9999.9501743343466, 10000.049817577191},
+    {0, 2.0, 2.0000000999999998, -18.371951712760551, -1.0000000397162875e7, 9.9999996355687086e6},
+    {0, 30.0, 31.0, -30.45867514538721, -1.5819767068692328, 0.58197670686936085},
+    {0, -31.0, -30.0, -30.45867514538721, -0.58197670686936085, 1.5819767068692328},
+    {0, -5.0, 7.0, -0.0076329591741213916, -0.0066989951743897612, 0.00091719544450555096},
+    {0, 0.0, 1.0000000000000001e-9, -22.109560198066302, -9.9999999999999994e8, 9.9999999999999994e8},
+    {0, -1.0000000000000001e-9, 1.0000000000000001e-9, -21.416413017506356, -4.9999999999999997e8, 4.9999999999999997e8},
+    {0, 8.0, 9.5, -8.252892714326979, -1.2868815666584018, 0.28729176301637886},
+    {0, -9.5, -8.0, -8.252892714326979, -0.28729176301637886, 1.2868815666584018},
+    {0, -38.0, -37.5, -38.432752129567189, -1.5414940825367983, 2.5414940825367982},
+    {0, 20.0, 21.0, -20.458675148206492, -1.5819767048081728, 0.58197670762758247},
+    {1, -inf, -2.0, -3.7831843336820319, 0.0, 2.3732155328228409},
+    {1, -inf, 0.5, -0.36894641528865639, 0.0, 0.50916043383703349},
+    {1, -inf, 40.0, 0.0, 0.0, 0.0},
+    {1, -inf, -40.0, -804.60844201375379, 0.0, 40.024968847207264},
+    {1, 1.3, inf, -2.3351032786624425, -1.7703278323596511, 0.0},
+    {1, -30.0, inf, 0.0, -1.4736461348785475e-196, 0.0},
+    {1, 45.0, inf, -1017.2260942419524, -45.022200328343595, 0.0},
+    {1, -1.0, 0.5, -0.62959563255286351, -0.45414311440343163, 0.66077433246496463},
+    {1, -0.20000000000000001, -0.19989999999999999, -10.149268906830696, -9999.9000169982425, 10000.099966998076},
+    {1, 2.0, 2.0000000999999998, -19.037034285799571, -1.0000001016365839e7, 9.9999990163657888e6},
+    {1, 30.0, 31.0, -454.32124395634325, -30.033259667435327, 1.7045932838228663e-12},
+    {1, -31.0, -30.0, -454.32124395634325, -1.7045932838228663e-12, 30.033259667435327},
+    {1, -5.0, 7.0, -2.8665289277667434e-7, -1.4867199409068084e-6, 9.1347230268589984e-12},
+    {1, 0.0, 1.0000000000000001e-9, -21.642204370151084, -9.9999999999999994e8, 9.9999999999999994e8},
+    {1, -1.0000000000000001e-9, 1.0000000000000001e-9, -20.949057189591139, -4.9999999999999997e8, 4.9999999999999997e8},
+    {1, 8.0, 9.5, -35.013438846876523, -8.1213818126868467, 1.6199993996245251e-5},
+    {1, -9.5, -8.0, -35.013438846876523, -1.6199993996245251e-5, 8.1213818126868467},
+    {1, -38.0, -37.5, -707.66898932377257, -2.3824906724831024e-7, 37.52662911000222},
+    {1, 20.0, 21.0, -203.91715537228816, -20.049753092405007, 2.5065256298816577e-8},
+};
+
+bool near_value(double got, double want, double tol) {
+  if (std::isinf(want)) return got == want;
+  return std::abs(got - want) <= tol * std::max(1.0, std::abs(want));
+}
+
+// P(y = k) for the 1-based category k from the definitions, in long double.
+long double cdf(int link, long double x) {
+  if (std::isinf(x)) return x > 0 ? 1.0L : 0.0L;
+  return link == 0 ? 1.0L / (1.0L + std::exp(-x)) : 0.5L * std::erfc(-x / std::sqrt(2.0L));
+}
+double naive_log_p(int link, int k, const double* c, Eigen::Index stride, int K, double eta) {
+  const long double hi = k < K ? c[(k - 1) * stride] - static_cast<long double>(eta) : inf;
+  const long double lo = k > 1 ? c[(k - 2) * stride] - static_cast<long double>(eta) : -inf;
+  return static_cast<double>(std::log(cdf(link, hi) - cdf(link, lo)));
+}
+
+const double kY[] = {1, 2, 3, 4, 2, 4};  // K = 4, every category
+}  // namespace
+
+TEST_CASE("ordinal kernel: log(F(b) - F(a)) and its partials against mpmath") {
+  for (const KernelRow& r : kTable) {
+    double da = 0, db = 0;
+    const double l = r.link == 0 ? ad::detail::ordinal_logit_term(r.a, r.b, &da, &db)
+                                 : ad::detail::ordinal_probit_term(r.a, r.b, &da, &db);
+    const double l_only = r.link == 0 ? ad::detail::ordinal_logit_term(r.a, r.b, nullptr, nullptr)
+                                      : ad::detail::ordinal_probit_term(r.a, r.b, nullptr, nullptr);
+    INFO("link " << r.link << " a " << r.a << " b " << r.b);
+    // Known limit: the probit's log form, log Phi(b) + log1mexp(log Phi(a) - log Phi(b)), keeps only
+    // |log Phi| eps / (b - a) of its digits for close bounds away from 0 (2 and 2 + 1e-7: ~1e-9);
+    // a quadrature branch for close bounds would restore them (not in yet).
+    const bool close_tail = r.link == 1 && std::abs(r.b - r.a) < 1e-3 && std::abs(r.a) > 1;
+    CHECK(near_value(l, r.l, close_tail ? 1e-8 : 1e-12));
+    CHECK(l_only == l);
+    CHECK(near_value(da, r.da, close_tail ? 1e-7 : 1e-9));
+    CHECK(near_value(db, r.db, close_tail ? 1e-7 : 1e-9));
+  }
+  // Out of order: NaN; equal bounds: probability 0.
+  for (int link = 0; link < 2; ++link) {
+    double da = 0, db = 0;
+    const double bad = link == 0 ? ad::detail::ordinal_logit_term(1.0, 0.5, &da, &db)
+                                 : ad::detail::ordinal_probit_term(1.0, 0.5, &da, &db);
+    CHECK(std::isnan(bad));
+    const double zero = link == 0 ? ad::detail::ordinal_logit_term(0.5, 0.5, nullptr, nullptr)
+                                  : ad::detail::ordinal_probit_term(-0.5, -0.5, nullptr, nullptr);
+    CHECK(zero == -inf);
+  }
+}
+
+TEST_CASE("ordinal_lpmf: values and gradients in eta and the cutpoints") {
+  // S = 2 draws, m = 6 rows, K = 4 (3 cutpoints per draw, increasing).
+  const Eigen::ArrayXXd eta = arr({{-0.7, 0.1, 1.9, 0.4, -2.5, 3.0}, {0.3, -1.2, 0.8, 2.2, 0.0, -0.4}});
+  const Eigen::ArrayXXd cut = arr({{-1.0, 0.3, 1.5}, {-0.5, 0.2, 2.0}});
+  for (int link = 0; link < 2; ++link) {
+    const ad::OrdinalLink lk = link == 0 ? ad::OrdinalLink::logit : ad::OrdinalLink::probit;
+    auto f = [lk](ad::Tape&, const std::vector<ad::Var>& v) { return ad::ordinal_lpmf(kY, v[0], v[1], lk); };
+    auto r = [link](const test::Arrays& x) {
+      Eigen::ArrayXXd out(x[0].rows(), x[0].cols());
+      for (Eigen::Index s = 0; s < x[0].rows(); ++s)
+        for (Eigen::Index n = 0; n < x[0].cols(); ++n)
+          out(s, n) = naive_log_p(link, static_cast<int>(kY[n]), x[1].data() + s, x[1].rows(), 4, x[0](s, n));
+      return out;
+    };
+    test::check_op(link == 0 ? "ordinal_lpmf logit" : "ordinal_lpmf probit", f, r, {eta, cut},
+                   {1e-12, 1e-6, 1e-6, true});
+  }
+}
+
+TEST_CASE("ordinal_glm: the fused path against the per-row formula, double and float features") {
+  // S = 2, m = 6 rows, D = 2 features; eta = alpha + x . beta.
+  const double x[] = {0.5, -1.0, 1.5, 0.2, -0.3, 0.8, 2.0, -1.1, 0.0, 0.4, -1.7, 0.9};
+  const float xf[] = {0.5f, -1.0f, 1.5f, 0.2f, -0.3f, 0.8f, 2.0f, -1.1f, 0.0f, 0.4f, -1.7f, 0.9f};
+  const Eigen::ArrayXXd alpha = arr({{0.2}, {-0.3}});
+  const Eigen::ArrayXXd beta = arr({{0.7, -0.4}, {-1.1, 0.6}});
+  const Eigen::ArrayXXd cut = arr({{-1.0, 0.3, 1.5}, {-0.5, 0.2, 2.0}});
+  ad::GlmRows rows;
+  rows.y = kY;
+  rows.rows = 6;
+  for (int link = 0; link < 2; ++link) {
+    const ad::OrdinalLink lk = link == 0 ? ad::OrdinalLink::logit : ad::OrdinalLink::probit;
+    auto r = [link, &x](const test::Arrays& v) {
+      Eigen::ArrayXXd out = Eigen::ArrayXXd::Zero(v[0].rows(), 1);
+      for (Eigen::Index s = 0; s < v[0].rows(); ++s)
+        for (int n = 0; n < 6; ++n) {
+          const double e = v[0](s, 0) + x[2 * n] * v[1](s, 0) + x[2 * n + 1] * v[1](s, 1);
+          out(s, 0) += naive_log_p(link, static_cast<int>(kY[n]), v[2].data() + s, v[2].rows(), 4, e);
+        }
+      return out;
+    };
+    auto f = [lk, &x, &rows](ad::Tape&, const std::vector<ad::Var>& v) {
+      return ad::ordinal_glm<double>(&v[0], v[1], v[2], x, rows, lk);
+    };
+    test::check_op("ordinal_glm", f, r, {alpha, beta, cut}, {1e-12, 1e-6, 1e-6, true});
+    auto ff = [lk, &xf, &rows](ad::Tape&, const std::vector<ad::Var>& v) {
+      return ad::ordinal_glm<float>(&v[0], v[1], v[2], xf, rows, lk);
+    };
+    test::check_op("ordinal_glm float", ff, r, {alpha, beta, cut}, {1e-5, 1e-4, 1e-6, true});
+  }
+}
+
+TEST_CASE("ordered transform: increasing values, log-Jacobian and gradients") {
+  // One block of 3 columns after an unconstrained one.
+  std::vector<ad::ColumnTransform> tr{ad::ColumnTransform{}};
+  for (const auto& t : ad::ordered_block(3)) tr.push_back(t);
+  const Eigen::ArrayXXd u = arr({{0.4, -1.0, 0.5, -2.0}, {-0.3, 2.0, -30.0, 1.2}});
+  auto f = [&tr](ad::Tape& tape, const std::vector<ad::Var>& v) {
+    ad::Constrained c = ad::constrain(v[0], tr);
+    const Eigen::ArrayXd w = (Eigen::ArrayXd(4) << 0.3, -1.2, 0.7, 2.0).finished();
+    return ad::add(ad::matmul(c.x, tape.constant(w)), ad::multiply(c.log_jacobian, tape.constant(3.0)));
+  };
+  // x_1 = u_1, x_k = x_{k-1} + e^{u_k}; log J = u_2 + u_3, written out.
+  auto r = [](const test::Arrays& a) {
+    Eigen::ArrayXXd out(a[0].rows(), 1);
+    for (Eigen::Index s = 0; s < a[0].rows(); ++s) {
+      const double x0 = a[0](s, 0), c1 = a[0](s, 1), c2 = c1 + std::exp(a[0](s, 2)), c3 = c2 + std::exp(a[0](s, 3));
+      out(s, 0) = 0.3 * x0 - 1.2 * c1 + 0.7 * c2 + 2.0 * c3 + 3.0 * (a[0](s, 2) + a[0](s, 3));
+    }
+    return out;
+  };
+  test::check_op("ordered", f, r, {u}, {1e-12, 1e-6, 1e-6, true});
+  Eigen::MatrixXd x(2, 4);
+  ad::constrain_values(u.matrix(), tr, x);
+  CHECK(x(0, 2) == doctest::Approx(-1.0 + std::exp(0.5)));
+  CHECK(x(1, 3) > x(1, 2));
+  CHECK(x(1, 2) > x(1, 1));  // e^-30 still increases the entry above it
+  // A block must be given whole.
+  std::vector<ad::ColumnTransform> cut(tr.begin(), tr.begin() + 3);
+  ad::Tape tape;
+  CHECK_THROWS_AS(ad::constrain(tape.constant(u.leftCols(3)), cut), std::invalid_argument);
+}
+
+}  // namespace test_ordinal_lpmf
