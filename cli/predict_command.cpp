@@ -69,7 +69,8 @@ void write_predict_outputs(const PredictOptions& o, const nlohmann::ordered_json
 // over draws), the most probable category; metrics log loss, accuracy and the ranked probability
 // score (models/ordinal_prediction.hpp).
 int predict_ordinal_rows(const PredictOptions& o, const models::FitResult& fit, const models::PredictionRows& rows,
-                         const models::PredictRows& prows, const std::string& path, Eigen::Index replicates) {
+                         const models::PredictRows& prows, const std::string& path, Eigen::Index replicates,
+                         const std::string& weights_column) {
   const int threads = resolve_threads(o.threads);
   const std::uint64_t seed = static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed);
   const models::OrdinalPredictions pred = models::predict_ordinal(fit, prows, threads);
@@ -97,16 +98,21 @@ int predict_ordinal_rows(const PredictOptions& o, const models::FitResult& fit, 
   nlohmann::ordered_json metrics;
   std::string report;
   if (rows.y.size() > 0) {
-    const models::OrdinalMetrics m = models::ordinal_metrics(pred, rows.y);
+    // Weighted metrics when the fit had a weights column and these rows have it too.
+    const Eigen::VectorXd* weight = rows.weight.size() ? &rows.weight : nullptr;
+    const models::OrdinalMetrics m = models::ordinal_metrics(pred, rows.y, weight);
     metrics["rows"] = m.rows;
     metrics["draws"] = fit.draws.rows();
     metrics["log_loss"] = m.log_loss;
     metrics["accuracy"] = m.accuracy;
     metrics["ranked_probability_score"] = m.rps;
+    metrics["weighted"] = weight != nullptr;
+    if (weight) metrics["weight_sum"] = weight->sum();
     char line[200];
     std::snprintf(line, sizeof line, "%ld rows: log loss %.6g, accuracy %.4f, ranked probability score %.4f",
                   m.rows, m.log_loss, m.accuracy, m.rps);
     report = line;
+    if (weight) report += " (weighted by " + weights_column + ")";
   } else if (!o.metrics.empty()) {
     throw data_error(file_line(path, 1), "no response column '" + fit.response + "': metrics need it");
   }
@@ -183,7 +189,8 @@ int run_predict(const PredictOptions& o) {
   const Eigen::Index n = rows.x.rows();
   const models::PredictRows prows =
       predict_rows_of(applied, rows, static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed));
-  if (models::is_ordinal(fit.likelihood)) return predict_ordinal_rows(o, fit, rows, prows, path, replicates);
+  if (models::is_ordinal(fit.likelihood))
+    return predict_ordinal_rows(o, fit, rows, prows, path, replicates, config.data.weights.value_or(""));
   const models::Predictions pred = models::predict(fit, prows, resolve_threads(o.threads));
   if (replicates > 0) {
     // Replicate r from the fit's draw r.

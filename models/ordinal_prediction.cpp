@@ -90,27 +90,29 @@ OrdinalPredictions predict_ordinal(const FitResult& fit, const PredictRows& rows
   return out;
 }
 
-OrdinalMetrics ordinal_metrics(const OrdinalPredictions& p, const Eigen::VectorXd& y) {
+OrdinalMetrics ordinal_metrics(const OrdinalPredictions& p, const Eigen::VectorXd& y, const Eigen::VectorXd* weight) {
   OrdinalMetrics m;
   const Eigen::Index n = y.size(), K = p.prob.cols();
   m.rows = static_cast<long>(n);
   if (n == 0) return m;
-  double loss = 0, hits = 0, rps = 0;
+  double loss = 0, hits = 0, rps = 0, total = 0;
   for (Eigen::Index i = 0; i < n; ++i) {
-    loss -= p.lpd[i];
-    if (p.category[i] == static_cast<int>(y[i])) hits += 1;
+    const double w = weight ? (*weight)[i] : 1.0;
+    total += w;
+    if (w == 0) continue;  // a row that weighs nothing (its log P(y) may be -inf)
+    loss -= w * p.lpd[i];
+    if (p.category[i] == static_cast<int>(y[i])) hits += w;
     double cum = 0, sq = 0;
     for (Eigen::Index k = 0; k + 1 < K; ++k) {
       cum += p.prob(i, k);
       const double observed = y[i] <= static_cast<double>(k + 1) ? 1.0 : 0.0;
       sq += (cum - observed) * (cum - observed);
     }
-    rps += K > 1 ? sq / static_cast<double>(K - 1) : 0.0;
+    rps += w * (K > 1 ? sq / static_cast<double>(K - 1) : 0.0);
   }
-  const double dn = static_cast<double>(n);
-  m.log_loss = loss / dn;
-  m.accuracy = hits / dn;
-  m.rps = rps / dn;
+  m.log_loss = loss / total;
+  m.accuracy = hits / total;
+  m.rps = rps / total;
   return m;
 }
 

@@ -32,7 +32,10 @@ bool is_ordinal(const std::string& likelihood);
 // the cutpoints.
 OrdinalPredictions predict_ordinal(const FitResult& fit, const PredictRows& rows, int threads);
 
-OrdinalMetrics ordinal_metrics(const OrdinalPredictions& p, const Eigen::VectorXd& y);
+// Log loss, accuracy and ranked probability score over the rows; with `weight` (non-negative, one
+// per row), weighted means: sum_i w_i m_i / sum_i w_i, as repeating row i w_i times would give.
+OrdinalMetrics ordinal_metrics(const OrdinalPredictions& p, const Eigen::VectorXd& y,
+                               const Eigen::VectorXd* weight = nullptr);
 
 // R x n replicated categories, replicate r from the fit's draw r, as replicate_rows does for the
 // other likelihoods (the same Philox key (seed, replicates, r, record)): the smallest k with

@@ -40,7 +40,7 @@ ad::Var OrdinalLikelihood::evaluate(const ad::Var& params, const DataBlock<T>& b
     return eta_.fused(params, block, [&](const ad::Var* alpha, const ad::Var& beta, const ad::Var* extra) {
       return ad::ordinal_glm<T>(alpha, beta, cut, block.x, LinearPredictor::rows(block), link_, extra);
     });
-  return ad::row_sums(ad::ordinal_lpmf(block.y, eta_.composed(params, block), cut, link_));
+  return LinearPredictor::weighted_row_sums(block, ad::ordinal_lpmf(block.y, eta_.composed(params, block), cut, link_));
 }
 
 ad::Var OrdinalLikelihood::log_lik(const ad::Var& params, const DataBlock<double>& block) const {

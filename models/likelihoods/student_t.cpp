@@ -23,13 +23,14 @@ ad::Var StudentT::fused(const ad::Var& params, const DataBlock<T>& block) const 
   });
 }
 
-// row_sums(student_t_lpdf(y, nu, eta, sigma)), y a 1 x m row, nu and sigma S x 1 columns.
+// sum_n w_n student_t_lpdf(y_n, nu, eta_n, sigma) (row_sums without weights), y a 1 x m row, nu and sigma S x 1 columns.
 template <class T>
 ad::Var StudentT::composed(const ad::Var& params, const DataBlock<T>& block) const {
   ad::Tape& tape = params.tape();
   const ad::Var eta = eta_.composed(params, block);
-  return ad::row_sums(ad::student_t_lpdf(tape.constant(block.y, 1, block.rows), params.col(nu_offset_), eta,
-                                         params.col(sigma_offset_)));
+  return LinearPredictor::weighted_row_sums(
+      block, ad::student_t_lpdf(tape.constant(block.y, 1, block.rows), params.col(nu_offset_), eta,
+                                params.col(sigma_offset_)));
 }
 
 ad::Var StudentT::log_lik(const ad::Var& params, const DataBlock<double>& block) const {

@@ -36,16 +36,19 @@ struct OrdinalFamily {
       const int k0 = static_cast<int>(y) - 1;
       if (!(y >= 1 && y <= K && static_cast<double>(k0 + 1) == y))
         throw std::invalid_argument("ordinal_glm: a category outside 1 ... K");
+      // Row weights: the row's value and its cutpoint gradients times w_n (the kernel weights
+      // dl/deta).
+      const double wt = row_weight(rows, n);
       auto e = eta.col(n);
       for (Index s = 0; s < S; ++s) {
         double de = 0.0, dlo = 0.0, dhi = 0.0;
-        ll[s] += detail::ordinal_term(link, k0, K, c + s, S, static_cast<double>(e[s]), grad ? &de : nullptr,
+        ll[s] += wt * detail::ordinal_term(link, k0, K, c + s, S, static_cast<double>(e[s]), grad ? &de : nullptr,
                                       &dlo, &dhi);
         if (!grad) continue;
         e[s] = static_cast<C>(de);
         if (!want_cut) continue;
-        if (k0 > 0) dcut[(k0 - 1) * S + s] += dlo;
-        if (k0 < K - 1) dcut[k0 * S + s] += dhi;
+        if (k0 > 0) dcut[(k0 - 1) * S + s] += wt * dlo;
+        if (k0 < K - 1) dcut[k0 * S + s] += wt * dhi;
       }
     }
   }

@@ -53,34 +53,38 @@ struct StudentTFamily {
       half_np1_L[s] = sum_w[s] = sum_f[s] = 0.0;
     }
     const bool want_nu = grad && nu.has_adj();
+    double md = 0.0;  // sum_n w_n: m without weights
     for (Index n = 0; n < m; ++n) {
       const double y = rows.y[n];
+      // Row weights: this row's value and its sigma and nu terms times w_n (the kernel weights
+      // dl/deta).
+      const double wt = row_weight(rows, n);
+      md += wt;
       C* e = &eta(0, n);
       for (Index s = 0; s < S; ++s) {
         const double v = df[s];
         const double z = (y - static_cast<double>(e[s])) * inv_sd[s];
         const double zz = z * z;
         if (v == inf) {  // the normal limit
-          half_np1_L[s] += 0.5 * zz;
+          half_np1_L[s] += wt * (0.5 * zz);
           if (grad) {
             e[s] = static_cast<C>(z * inv_sd[s]);
-            sum_f[s] += zz;  // (nu + 1) w -> z^2: d/dsigma = (sum z^2 - m)/sigma
+            sum_f[s] += wt * zz;  // (nu + 1) w -> z^2: d/dsigma = (sum z^2 - m)/sigma
           }
           continue;
         }
         const double L = math::log1p_sq_div(z, v);
-        half_np1_L[s] += 0.5 * (v + 1.0) * L;
+        half_np1_L[s] += wt * (0.5 * (v + 1.0) * L);
         if (grad) {
           // z/(nu + z^2) and z^2/(nu + z^2) without overflow at large |z|, safe at z = 0.
           const double r = std::abs(z) > 1.0 ? 1.0 / (z + v / z) : z / (v + zz);
           const double w = 1.0 / (1.0 + v / zz);
           e[s] = static_cast<C>((v + 1.0) * r * inv_sd[s]);
-          sum_w[s] += w;
-          if (want_nu) sum_f[s] += log1p_minus_ratio_fast(L, w);
+          sum_w[s] += wt * w;
+          if (want_nu) sum_f[s] += wt * log1p_minus_ratio_fast(L, w);
         }
       }
     }
-    const double md = static_cast<double>(m);
     if (grad && has_adj()) {
       dsigma = arena_array<double>(tape, S);
       dnu = arena_array<double>(tape, S);
