@@ -200,7 +200,9 @@ TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr, PsisWorks
     // On (ratio, draw) pairs: contiguous values compare faster than indices into lr.
     std::vector<std::pair<double, Index>>& pairs = ws.pairs;
     const std::size_t keep = static_cast<std::size_t>(M + 1);
-    const auto end = pairs.begin() + static_cast<std::ptrdiff_t>(select_top(lr, keep, pairs, ws.sample));
+    // select_top fills (and may reallocate) `pairs`: call it before taking an iterator into it.
+    const std::size_t candidates = select_top(lr, keep, pairs, ws.sample);
+    const auto end = pairs.begin() + static_cast<std::ptrdiff_t>(candidates);
     const auto threshold = end - static_cast<std::ptrdiff_t>(keep);
     std::nth_element(pairs.begin(), threshold, end);  // pair's < : by ratio, ties by draw
     std::sort(threshold, end);
