@@ -113,6 +113,9 @@ struct OptimizerConfig {
 struct InferenceConfig {
   std::string method = "exact";        // "exact" | "monte_carlo" (resolved from "auto" when parsed)
   std::string method_reason;           // why: "given in the config", "auto: ..."
+  // The likelihood has no exact ELBO (student_t, the ordinal ones), so the method is monte_carlo:
+  // the automatic family is then fullrank while P is small.
+  bool method_for_likelihood = false;
   std::string algorithm = "meanfield";  // "meanfield" | "fullrank" | "structured" | "sparse" (resolved from "auto" by resolve_automatic)
   std::string algorithm_reason;
   bool algorithm_auto = false;
@@ -149,9 +152,11 @@ void resolve_automatic(Config& config, long long parameters, long long rows, boo
 // The automatic family: sparse for a model with group effects that it fits (exact method);
 // else fullrank while its cost is moderate (exact method, P <= 500 and rows P^2 <= 2e10); beyond,
 // structured when the model has group effects under their sds (exact method), else meanfield (and
-// meanfield for the Monte Carlo method). Sets *reason.
+// meanfield for the Monte Carlo method, but fullrank for P <= 100 when the likelihood chose that
+// method: likelihood_monte_carlo). Sets *reason.
 std::string automatic_algorithm(const std::string& method, long long parameters, long long rows,
-                                std::string* reason, bool group_scales = false, bool sparse_fits = false);
+                                std::string* reason, bool group_scales = false, bool sparse_fits = false,
+                                bool likelihood_monte_carlo = false);
 
 // Reads, validates and resolves a config file. Throws Error: no_input (66) when the file cannot
 // be read, config (78) for invalid JSON, unknown keys, wrong types or out-of-range values.

@@ -333,7 +333,8 @@ const Section& inference_section() {
            "at a cost linear in the number of groups. auto: sparse for models with group effects it can "
            "fit (exact method; independent effects under their sds or a correlated pair (1 + x | g), crossed "
            "and nested factors), else "
-           "fullrank when it is affordable (exact method, P <= 500 parameters and N P^2 <= 2e10 for N rows), "
+           "fullrank when it is affordable (exact method, P <= 500 parameters and N P^2 <= 2e10 for N rows; "
+           "P <= 100 for a likelihood only the monte_carlo method fits: student_t, ordinal_logit, ordinal_probit), "
            "else structured for models with group effects under their sds (exact method), else meanfield; "
            "the summary says which ran and why."},
           {"tol_grad",

@@ -585,6 +585,7 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   }
   inf["method"] = method;
   cfg.inference.method = method;
+  cfg.inference.method_for_likelihood = !no_exact.empty();
   if (method == "monte_carlo" && (inf.at("algorithm") == "structured" || inf.at("algorithm") == "sparse"))
     throw config_error("/inference/algorithm", inf.at("algorithm").get<std::string>() +
                                                    " is a family of the exact method; use meanfield or fullrank "
@@ -625,13 +626,22 @@ Config parse_config_text(const std::string& text, const std::string& path, const
 }
 
 std::string automatic_algorithm(const std::string& method, long long parameters, long long rows,
-                                std::string* reason, bool group_scales, bool sparse_fits) {
+                                std::string* reason, bool group_scales, bool sparse_fits,
+                                bool likelihood_monte_carlo) {
+  // The Monte Carlo method's fullrank: P (P + 1) / 2 scale entries learned from noisy gradients, so
+  // only where P is small.
+  constexpr long long kMaxMonteCarloFullrank = 100;
   constexpr long long kMaxParameters = 500;
   constexpr double kMaxWork = 2e10;  // rows x P^2: about ten passes of fullrank's GEMMs in a few seconds
   const double work = static_cast<double>(rows) * static_cast<double>(parameters) * static_cast<double>(parameters);
   std::ostringstream why;
   std::string family;
-  if (method != "exact") {
+  if (method != "exact" && likelihood_monte_carlo && parameters <= kMaxMonteCarloFullrank) {
+    family = "fullrank";
+    why << "auto: fullrank (P = " << parameters << " <= " << kMaxMonteCarloFullrank
+        << ", a likelihood only the Monte Carlo method fits); it keeps the posterior correlations (the "
+           "likelihood's own parameters' with the coefficients) meanfield drops";
+  } else if (method != "exact") {
     family = "meanfield";
     why << "auto: meanfield (the Monte Carlo method's default family)";
   } else if (sparse_fits) {
@@ -658,7 +668,8 @@ void resolve_automatic(Config& config, long long parameters, long long rows, boo
   Json& r = config.resolved["inference"];
   if (inf.algorithm_auto || inf.algorithm == "auto") {
     inf.algorithm =
-        automatic_algorithm(inf.method, parameters, rows, &inf.algorithm_reason, group_scales, sparse_fits);
+        automatic_algorithm(inf.method, parameters, rows, &inf.algorithm_reason, group_scales, sparse_fits,
+                            inf.method_for_likelihood);
     inf.algorithm_auto = true;
   } else if (inf.algorithm_reason.empty()) {
     inf.algorithm_reason = "given in the config";

@@ -57,6 +57,22 @@ class StudentT(BinaryTestCase):
         self.assertAlmostEqual(priors["alpha"]["student_t"]["loc"], y.mean(), delta=1e-12)
         self.assertEqual(resolved["inference"]["method"], "monte_carlo")
 
+    def test_auto_family_is_fullrank_while_p_is_small(self):
+        # A likelihood only the Monte Carlo method fits: fullrank up to P = 100, meanfield beyond.
+        cfg = example()
+        p = run(["check", self.write_config(cfg)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("), fullrank, natural", p.stdout)
+        rng = np.random.default_rng(5)
+        x = rng.standard_normal((30, 99))
+        lines = [",".join(["x%d" % (j + 1) for j in range(99)] + ["y"])]
+        lines += [",".join("%.3f" % v for v in list(row) + [row[0] + rng.standard_t(4)]) for row in x]
+        self.write("wide.csv", "\n".join(lines) + "\n")
+        wide = {"data": {"csv": self.path("wide.csv"), "response": "y"}, "model": {"likelihood": "student_t"}}
+        p = run(["check", self.write_config(wide, "wide.json")])  # P = 99 + alpha + sigma + nu = 102
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("), meanfield, natural", p.stdout)
+
     def test_exact_is_a_config_error(self):
         cfg = example()
         cfg["inference"] = {"method": "exact"}
