@@ -60,30 +60,34 @@ void LooAccumulator::Running::add(double x, double n) {
   m2 += d * (x - mean);
 }
 
+void ParetoBandCounts::add(double k) {
+  switch (pareto_band(k)) {
+    case ParetoBand::good:
+      ++good;
+      break;
+    case ParetoBand::bad:
+      ++bad;
+      break;
+    case ParetoBand::very_bad:
+      ++very_bad;
+      break;
+  }
+}
+
 void LooAccumulator::add(const LooPoint& p) {
   ++n_;
   const double n = static_cast<double>(n_);
   elpd_.add(p.elpd_loo, n);
   p_loo_.add(p.p_loo, n);
-  switch (pareto_band(p.pareto_k)) {
-    case ParetoBand::good:
-      ++good_;
-      break;
-    case ParetoBand::bad:
-      ++bad_;
-      break;
-    case ParetoBand::very_bad:
-      ++very_bad_;
-      break;
-  }
+  bands_.add(p.pareto_k);
 }
 
 LooTotals LooAccumulator::totals() const {
   LooTotals t;
   t.rows = n_;
-  t.good = good_;
-  t.bad = bad_;
-  t.very_bad = very_bad_;
+  t.good = bands_.good;
+  t.bad = bands_.bad;
+  t.very_bad = bands_.very_bad;
   const double n = static_cast<double>(n_);
   // sqrt(N var) with var = m2 / (N - 1): loo's sqrt(nrow * colVars).
   const auto se = [n](const Running& r) { return n > 1 ? std::sqrt(n * r.m2 / (n - 1)) : kLooNaN; };
@@ -105,17 +109,7 @@ void LooSubsampleAccumulator::add_sampled(double a, const LooPoint& p) {
   a_.push_back(a);
   elpd_.push_back(p.elpd_loo);
   p_loo_.push_back(p.p_loo);
-  switch (pareto_band(p.pareto_k)) {
-    case ParetoBand::good:
-      ++good_;
-      break;
-    case ParetoBand::bad:
-      ++bad_;
-      break;
-    case ParetoBand::very_bad:
-      ++very_bad_;
-      break;
-  }
+  bands_.add(p.pareto_k);
 }
 
 LooSubsampleTotals LooSubsampleAccumulator::totals() const {
@@ -124,9 +118,9 @@ LooSubsampleTotals LooSubsampleAccumulator::totals() const {
   LooSubsampleTotals t;
   t.rows = n_;
   t.sampled = m;
-  t.good = good_;
-  t.bad = bad_;
-  t.very_bad = very_bad_;
+  t.good = bands_.good;
+  t.bad = bands_.bad;
+  t.very_bad = bands_.very_bad;
   const double N = static_cast<double>(n_), md = static_cast<double>(m);
   // Sample means, then centred second moments (two passes over the m rows).
   double e_mean = 0, p_mean = 0;

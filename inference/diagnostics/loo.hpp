@@ -49,6 +49,12 @@ LooPoint loo_point(const Eigen::Ref<const Eigen::VectorXd>& log_lik,
 enum class ParetoBand { good, bad, very_bad };
 ParetoBand pareto_band(double k);
 
+// Rows per band, counted one k at a time.
+struct ParetoBandCounts {
+  std::int64_t good = 0, bad = 0, very_bad = 0;
+  void add(double k);
+};
+
 struct LooEstimate {
   double estimate = 0;
   double se = 0;
@@ -74,7 +80,7 @@ class LooAccumulator {
   };
   std::int64_t n_ = 0;
   Running elpd_, p_loo_;
-  std::int64_t good_ = 0, bad_ = 0, very_bad_ = 0;
+  ParetoBandCounts bands_;
 };
 
 
@@ -118,7 +124,7 @@ class LooSubsampleAccumulator {
   std::int64_t n_ = 0;
   double mean_a_ = 0, m2_a_ = 0;
   std::vector<double> a_, elpd_, p_loo_;
-  std::int64_t good_ = 0, bad_ = 0, very_bad_ = 0;
+  ParetoBandCounts bands_;
 };
 
 }  // namespace bvi::diagnostics
