@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 
 #include "cli/logging.hpp"
@@ -86,6 +87,17 @@ FitForConfig load_fit_for_config(spec::Config& config, const std::string& fit_di
   for (const auto& name : fit.names)
     if (name.compare(0, 10, "cutpoints.") == 0) ++cutpoints;
   if (cutpoints > 0) shape.response_levels = cutpoints + 1;
+  if (config.model.likelihood == "categorical_logit") {
+    // categorical_logit's K: its non-reference categories (alpha.k, beta.k.j) and the reference.
+    std::set<std::string> categories;
+    for (const auto& name : fit.names) {
+      const bool a = name.compare(0, 6, "alpha.") == 0, b = name.compare(0, 5, "beta.") == 0;
+      if (!a && !b) continue;
+      const std::string rest = name.substr(a ? 6 : 5);
+      categories.insert(rest.substr(0, rest.find('.')));
+    }
+    shape.response_levels = static_cast<Eigen::Index>(categories.size()) + 1;
+  }
   models::fill_default_priors(config, shape, {});  // the layout is what matters here, not the priors
   f.model = std::make_unique<models::Model>(models::Model::build(config.model, shape));
   const models::Model& model = *f.model;

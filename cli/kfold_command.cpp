@@ -182,7 +182,7 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   refuse_weights(config, "kfold");
   // Before any refit: the folds' held-out densities come from predict's family (not the ordinal
   // likelihoods' category probabilities yet).
-  if (models::is_ordinal(config.model.likelihood))
+  if (models::is_ordinal(config.model.likelihood) || config.model.likelihood == "categorical_logit")
     throw config_error("/model/likelihood", "kfold does not support the likelihood '" + config.model.likelihood + "' yet");
   const int threads = resolve_threads(o.threads);
   const fs::path dir(o.output);

@@ -13,6 +13,7 @@
 #include "cli/number_format.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "models/categorical_prediction.hpp"
 #include "models/data/csv_reader.hpp"
 #include "models/data/dataset.hpp"
 #include "models/data/standardize.hpp"
@@ -120,6 +121,62 @@ int predict_ordinal_rows(const PredictOptions& o, const models::FitResult& fit, 
   return 0;
 }
 
+// categorical_logit's predictions: p_1 ... p_K and the most probable category, as the ordinal
+// likelihoods' (the same columns); metrics log loss, accuracy and the multi-class Brier score
+// (models/categorical_prediction.hpp).
+int predict_categorical_rows(const PredictOptions& o, const models::FitResult& fit, const models::Model& model,
+                             const models::PredictionRows& rows, const models::PredictRows& prows,
+                             const std::string& path, Eigen::Index replicates, const std::string& weights_column) {
+  const int threads = resolve_threads(o.threads);
+  const std::uint64_t seed = static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed);
+  const int K = model.layout().categories(), ref = model.layout().reference_category();
+  const models::OrdinalPredictions pred = models::predict_categorical(fit, prows, K, ref, threads);
+  if (replicates > 0)
+    write_file_atomically(
+        o.replicates.second,
+        replicates_csv(models::replicate_categorical(fit, prows, rows.record, replicates, seed, K, ref, threads),
+                       rows.record, true));
+  const Eigen::Index n = rows.x.rows();
+  std::string out;
+  for (int k = 0; k < K; ++k) out += "p_" + std::to_string(k + 1) + ",";
+  out += "category\n";
+  Eigen::Index i = 0;
+  for (Eigen::Index r = 0; r < rows.records; ++r) {
+    if (i >= n || rows.record[static_cast<std::size_t>(i)] != r) {  // a row left out: empty fields
+      out += std::string(static_cast<std::size_t>(K), ',') + "\n";
+      continue;
+    }
+    for (int k = 0; k < K; ++k) {
+      append_number(out, pred.prob(i, k));
+      out += ',';
+    }
+    out += std::to_string(pred.category[i]) + "\n";
+    ++i;
+  }
+  nlohmann::ordered_json metrics;
+  std::string report;
+  if (rows.y.size() > 0) {
+    const Eigen::VectorXd* weight = rows.weight.size() ? &rows.weight : nullptr;
+    const models::CategoricalMetrics m = models::categorical_metrics(pred, rows.y, weight);
+    metrics["rows"] = m.rows;
+    metrics["draws"] = fit.draws.rows();
+    metrics["log_loss"] = m.log_loss;
+    metrics["accuracy"] = m.accuracy;
+    metrics["brier_score"] = m.brier;
+    metrics["weighted"] = weight != nullptr;
+    if (weight) metrics["weight_sum"] = weight->sum();
+    char line[200];
+    std::snprintf(line, sizeof line, "%ld rows: log loss %.6g, accuracy %.4f, Brier score %.4f", m.rows,
+                  m.log_loss, m.accuracy, m.brier);
+    report = line;
+    if (weight) report += " (weighted by " + weights_column + ")";
+  } else if (!o.metrics.empty()) {
+    throw data_error(file_line(path, 1), "no response column '" + fit.response + "': metrics need it");
+  }
+  write_predict_outputs(o, metrics, report, out);
+  return 0;
+}
+
 }  // namespace
 
 CLI::App* setup_predict(CLI::App& app, PredictOptions& o) {
@@ -191,6 +248,9 @@ int run_predict(const PredictOptions& o) {
       predict_rows_of(applied, rows, static_cast<std::uint64_t>(o.seed ? *o.seed : fit.seed));
   if (models::is_ordinal(fit.likelihood))
     return predict_ordinal_rows(o, fit, rows, prows, path, replicates, config.data.weights.value_or(""));
+  if (fit.likelihood == "categorical_logit")
+    return predict_categorical_rows(o, fit, *applied.model, rows, prows, path, replicates,
+                                    config.data.weights.value_or(""));
   const models::Predictions pred = models::predict(fit, prows, resolve_threads(o.threads));
   if (replicates > 0) {
     // Replicate r from the fit's draw r.

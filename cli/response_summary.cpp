@@ -46,14 +46,14 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
     return os.str();
   }
   const auto [lo, hi] = range_over_ranks(d.y, comm);
-  if (kind == models::ResponseKind::ordinal) {
+  if (kind == models::ResponseKind::ordinal || kind == models::ResponseKind::categorical) {
     // The count per category 1 ... K (K the largest; categories never observed show 0), summed
     // over ranks in rank order.
     const int K = hi >= 1 && std::isfinite(hi) ? static_cast<int>(hi) : 0;
     std::vector<double> local(static_cast<std::size_t>(K), 0.0), all(static_cast<std::size_t>(K * comm.size()));
     for (Eigen::Index i = 0; i < d.y.size(); ++i) local[static_cast<std::size_t>(d.y[i]) - 1] += 1.0;
     comm.allgatherv(local.data(), std::vector<long>(static_cast<std::size_t>(comm.size()), K), all.data());
-    os << K << " ordered categories; rows per category:";
+    os << K << (kind == models::ResponseKind::ordinal ? " ordered" : " unordered") << " categories; rows per category:";
     for (int k = 0; k < K; ++k) {
       double c = 0.0;
       for (int r = 0; r < comm.size(); ++r) c += all[static_cast<std::size_t>(r * K + k)];

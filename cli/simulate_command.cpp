@@ -72,7 +72,7 @@ CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
          "--likelihood", o.likelihood,
          "The response's likelihood (default bernoulli_logit): bernoulli_logit, bernoulli_probit, "
          "binomial_logit, poisson_log, negative_binomial_log, normal, lognormal, gamma_log, beta_logit, "
-         "student_t, ordinal_logit, ordinal_probit")
+         "student_t, ordinal_logit, ordinal_probit, categorical_logit")
       ->type_name("NAME");
   cmd->add_option("--intercept", o.intercept, "Add an intercept alpha with this true value (default: none)")
       ->check(number_in(-1e6, 1e6, "a number in [-1e6, 1e6]"))
@@ -96,7 +96,8 @@ CLI::App* setup_simulate(CLI::App& app, SimulateOptions& o) {
       ->check(CLI::Range(1LL, 100000LL))
       ->type_name("T");
   cmd->add_option("--levels", o.levels,
-                  "ordinal_logit, ordinal_probit: the categories K (default 4), with true cutpoints F^-1(k/K)")
+                  "ordinal_logit, ordinal_probit: the categories K (default 4), with true cutpoints F^-1(k/K); "
+                  "categorical_logit: the categories K (default 3), category 1 the reference")
       ->check(CLI::Range(2, 100))
       ->type_name("K");
   add_threads_option(*cmd, o.threads);
@@ -184,10 +185,12 @@ data::SimulationSpec simulation_spec(const SimulateOptions& o) {
     throw usage_error("--trials applies to --likelihood binomial_logit only");
   spec.trials = o.likelihood == "binomial_logit" ? (o.trials != 0 ? o.trials : 10) : 0;
   const bool ordinal = o.likelihood == "ordinal_logit" || o.likelihood == "ordinal_probit";
-  if (o.levels != 0 && !ordinal) throw usage_error("--levels applies to --likelihood ordinal_logit and ordinal_probit only");
+  const bool categorical = o.likelihood == "categorical_logit";
+  if (o.levels != 0 && !ordinal && !categorical)
+    throw usage_error("--levels applies to --likelihood ordinal_logit, ordinal_probit and categorical_logit only");
   if (ordinal && spec.intercept)
     throw usage_error("--intercept does not apply to --likelihood " + o.likelihood + " (its cutpoints take the intercept's place)");
-  spec.levels = ordinal ? (o.levels != 0 ? o.levels : 4) : 0;
+  spec.levels = ordinal ? (o.levels != 0 ? o.levels : 4) : categorical ? (o.levels != 0 ? o.levels : 3) : 0;
   return spec;
 }
 
@@ -208,7 +211,7 @@ int run_simulate(const SimulateOptions& o) {
   if (!truth_path.empty()) truth_file = std::make_unique<AtomicFileWriter>(truth_path);
 
   if (truth_file)
-    truth_file->write(data::true_values_csv(spec, data::simulated_coefficients(spec.seed, spec.features)));
+    truth_file->write(data::true_values_csv(spec, data::simulated_coefficients(spec.seed, data::simulated_coefficient_count(spec))));
   const data::TextSink sink = data_file ? data::TextSink([&](std::string_view t) { data_file->write(t); })
                                         : data::TextSink(write_stdout);
   data::write_simulated_csv(spec, resolve_threads(o.threads), sink);

@@ -12,7 +12,9 @@ rounded to 4 decimals and at least 1e-4; beta_logit: mean expit(eta), precision 
 to 4 decimals and kept in [1e-4, 1 - 1e-4]; student_t: eta + 0.8 t_4, every tenth row shifted
 by +8 (outliers), rounded to 4 decimals; ordinal_logit, ordinal_probit: no intercept,
 eta = x . (1.0, -0.5, 0.25), y = 1 + the number of cutpoints (-1.0, 0.0, 1.2) below eta + e with e
-standard logistic or standard normal, so K = 4).
+standard logistic or standard normal, so K = 4; categorical_logit: K = 3 unordered categories,
+category 1 the reference, eta_2 = 0.5 + x . (1.0, -0.5, 0.25), eta_3 = -0.3 + x . (-0.75, 0.5, 0.0),
+y drawn from softmax(0, eta_2, eta_3)).
 """
 import os
 
@@ -22,6 +24,8 @@ from scipy import special
 ROWS = 200
 ALPHA, BETA = 0.5, np.array([1.0, -0.5, 0.25])
 CUTPOINTS = (-1.0, 0.0, 1.2)
+CAT_ALPHA = np.array([0.5, -0.3])
+CAT_BETA = np.array([[1.0, -0.5, 0.25], [-0.75, 0.5, 0.0]])  # categories 2 and 3
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -40,7 +44,7 @@ def main():
     # New likelihoods go last: the earlier files keep their random numbers.
     for name in ("bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
                  "negative_binomial_log", "lognormal", "gamma_log", "beta_logit", "student_t",
-                 "ordinal_logit", "ordinal_probit"):
+                 "ordinal_logit", "ordinal_probit", "categorical_logit"):
         x = np.round(rng.standard_normal((ROWS, 3)), 4)
         eta = ALPHA + x @ BETA
         cols = {"x1": x[:, 0], "x2": x[:, 1], "x3": x[:, 2]}
@@ -72,6 +76,11 @@ def main():
             noise = rng.logistic(size=ROWS) if name == "ordinal_logit" else rng.standard_normal(ROWS)
             latent = eta - ALPHA + noise  # no intercept: the cutpoints take its place
             cols["y"] = 1 + (latent[:, None] > np.array(CUTPOINTS)[None, :]).sum(axis=1)
+        elif name == "categorical_logit":
+            logits = np.column_stack([np.zeros(ROWS), CAT_ALPHA[None, :] + x @ CAT_BETA.T])
+            p = special.softmax(logits, axis=1)
+            u = rng.random(ROWS)
+            cols["y"] = 1 + (u[:, None] > np.cumsum(p, axis=1)[:, :-1]).sum(axis=1)
         else:
             cols["y"] = np.round(eta + 0.8 * rng.standard_normal(ROWS), 4)
         integer = name not in ("normal", "lognormal", "gamma_log", "beta_logit", "student_t")

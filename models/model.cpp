@@ -154,8 +154,55 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
                    const LikelihoodOptions& options) {
   Model m;
   const std::vector<std::string>& feature_names = shape.features;
-  if (config.intercept) m.layout_.add({"alpha", 0, 1, false, {}, Support::real, {}});
-  m.layout_.add({"beta", 0, static_cast<Index>(feature_names.size()), true, feature_names, Support::real, {}});
+  const Index D = static_cast<Index>(feature_names.size());
+  // categorical_logit: one linear predictor per category but the reference one, each with its own
+  // alpha.k and beta.k.j. beta's columns are feature-major (beta.2.1, beta.3.1, beta.2.2, ...: Stan's
+  // column-major order of a (K - 1) x D matrix), so the block read as a column-major S (K - 1) x D
+  // matrix has the draws of category c in rows c S ... c S + S - 1: one GEMM for every category's
+  // linear predictor (ad::categorical_logit_glm).
+  const bool categorical = config.likelihood == "categorical_logit";
+  Index C = 1;  // linear predictors per row
+  std::vector<int> cats;
+  if (categorical) {
+    // K from the data (or the config); before the data is read (a preflight probe), the fewest the
+    // config allows.
+    const Index known = shape.response_levels > 0
+                            ? shape.response_levels
+                            : std::max<Index>(config.categories, static_cast<Index>(config.reference_category));
+    const int K = static_cast<int>(std::max<Index>(known, 2));
+    const int ref = static_cast<int>(config.reference_category);
+    if (ref > K)
+      throw config_error("/model/reference_category", "is " + std::to_string(ref) + ", but the response has " +
+                                                          std::to_string(K) + " categories");
+    for (int k = 1; k <= K; ++k)
+      if (k != ref) cats.push_back(k);
+    C = K - 1;
+    m.layout_.set_categories(K, ref);
+  }
+  if (config.intercept) {
+    if (!categorical) {
+      m.layout_.add({"alpha", 0, 1, false, {}, Support::real, {}});
+    } else {
+      // brms's names b_mu2_Intercept, ... as labels.
+      ParameterBlock a{"alpha", 0, C, true, {}, Support::real, {}};
+      for (int k : cats) {
+        a.names.push_back("alpha." + std::to_string(k));
+        a.labels.push_back("mu" + std::to_string(k) + "_Intercept");
+      }
+      m.layout_.add(std::move(a));
+    }
+  }
+  if (!categorical) {
+    m.layout_.add({"beta", 0, D, true, feature_names, Support::real, {}});
+  } else {
+    ParameterBlock b{"beta", 0, C * D, true, {}, Support::real, {}};
+    for (Index j = 0; j < D; ++j)
+      for (int k : cats) {
+        b.names.push_back("beta." + std::to_string(k) + "." + std::to_string(j + 1));
+        b.labels.push_back("mu" + std::to_string(k) + "_" + feature_names[static_cast<std::size_t>(j)]);
+      }
+    m.layout_.add(std::move(b));
+  }
   for (const auto& p : likelihood_parameters(config.likelihood)) {
     ParameterBlock b = declared_block(p, feature_names);
     if (p.constraint == "ordered") {
@@ -211,13 +258,17 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
     }
     m.beta_offset_ = block.offset;
     m.beta_size_ = block.size;
+    // categorical_logit: beta read as its D features (errors count those), each feature's C
+    // columns taking the feature's prior.
+    ParameterBlock features_view = block;
+    features_view.size = D;
     // beta's columns in runs that take the same prior: beta's, or a term's.
-    for (Index j = 0; j < block.size;) {
+    for (Index j = 0; j < D;) {
       Index k = j;
-      while (k < block.size && beta_src[static_cast<std::size_t>(k)] == beta_src[static_cast<std::size_t>(j)])
+      while (k < D && beta_src[static_cast<std::size_t>(k)] == beta_src[static_cast<std::size_t>(j)])
         ++k;
       const std::string& key = beta_src[static_cast<std::size_t>(j)];
-      Index owner_first = 0, owner_size = block.size;
+      Index owner_first = 0, owner_size = D;
       std::string owner = "beta";
       if (key != "beta")
         for (const auto& t : shape.terms)
@@ -226,15 +277,39 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
             owner_size = t.count;
             owner = t.text;
           }
-      m.priors_.push_back(make_prior_term(block, prior_of(config, key), owner, owner_first, owner_size, j,
-                                          k - j, m.layout_, depends));
+      if (C == 1) {
+        m.priors_.push_back(make_prior_term(block, prior_of(config, key), owner, owner_first, owner_size, j,
+                                            k - j, m.layout_, depends));
+      } else {
+        // Hyperparameters of one entry apply to the run's C (k - j) columns at once; per-feature ones
+        // make one term per feature, over its C columns.
+        PriorTerm run = make_prior_term(features_view, prior_of(config, key), owner, owner_first, owner_size, j,
+                                        k - j, m.layout_, depends);
+        const bool scalar = std::all_of(run.hypers.begin(), run.hypers.end(), [](const HyperTerm& h) {
+          return h.is_expression() ? std::all_of(h.sizes.begin(), h.sizes.end(), [](Index n) { return n == 1; })
+                                   : h.constant.size() == 1;
+        });
+        if (scalar) {
+          run.offset = block.offset + j * C;
+          run.size = (k - j) * C;
+          m.priors_.push_back(std::move(run));
+        } else {
+          for (Index f = j; f < k; ++f) {
+            PriorTerm one = make_prior_term(features_view, prior_of(config, key), owner, owner_first, owner_size, f,
+                                            1, m.layout_, depends);
+            one.offset = block.offset + f * C;
+            one.size = C;
+            m.priors_.push_back(std::move(one));
+          }
+        }
+      }
       j = k;
     }
     // beta's own prior must fit beta even when term priors cover every column.
     if (block.size == 0 ||
         std::all_of(beta_src.begin(), beta_src.end(), [](const std::string& s) { return s != "beta"; }))
       if (config.priors.count("beta"))
-        make_prior_term(block, config.priors.at("beta"), "beta", 0, block.size, 0, 0, m.layout_, depends);
+        make_prior_term(features_view, config.priors.at("beta"), "beta", 0, D, 0, 0, m.layout_, depends);
   }
   for (const auto& g : shape.groups) {
     GroupPrior gp;
@@ -257,6 +332,11 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
   m.column_means_ = shape.column_means.size() == static_cast<Index>(feature_names.size())
                         ? shape.column_means
                         : Eigen::VectorXd::Zero(static_cast<Index>(feature_names.size()));
+  // A centered intercept prior is on alpha + beta M: M = the column means (D x 1), or for the C
+  // linear predictors of categorical_logit M[j C + c, c] = mean_j, so column c is category c's.
+  m.centered_matrix_ = Eigen::MatrixXd::Zero(C * D, C);
+  for (Index j = 0; j < D; ++j)
+    for (Index c = 0; c < C; ++c) m.centered_matrix_(j * C + c, c) = m.column_means_[j];
 
   // A prior that depends on itself through others is no density at all.
   std::map<std::string, int> state;  // 0 unseen, 1 on the current path, 2 done
@@ -368,7 +448,7 @@ ad::Var Model::log_prior(const ad::Var& params) const {
     ad::Var x = params.cols(term.offset, term.size);
     if (term.centered && beta_size_ > 0)  // the intercept at the column means: alpha + beta . means
       x = ad::add(x, ad::matmul(params.cols(beta_offset_, beta_size_),
-                                tape.constant(column_means_.data(), beta_size_, 1)));
+                                tape.constant(centered_matrix_.data(), beta_size_, centered_matrix_.cols())));
     ad::Var lp = ad::row_sums(term.family->log_density(x, hypers.data()));
     total = first ? lp : ad::add(total, lp);
     first = false;

@@ -138,6 +138,7 @@ class Model {
   std::vector<PriorTerm> priors_;
   std::vector<GroupPrior> group_priors_;
   Eigen::VectorXd column_means_;  // for a centered alpha prior
+  Eigen::MatrixXd centered_matrix_;  // alpha's centered prior is on alpha + beta M (M: beta_size x alpha's size)
   Index beta_offset_ = 0, beta_size_ = 0;
   std::shared_ptr<const Likelihood> likelihood_;
 };

@@ -29,8 +29,11 @@ namespace {
 
 // The likelihood's checks of the response (and of the response against its trials), without a
 // model: a likelihood built on a layout of its own parameters and an empty beta.
-std::shared_ptr<const Likelihood> probe_likelihood(const std::string& name) {
+std::shared_ptr<const Likelihood> probe_likelihood(const std::string& name, const spec::ModelConfig& model) {
   ParameterLayout layout;
+  // categorical_logit with /model/categories: K is known, so a category above it is refused here.
+  if (name == "categorical_logit")
+    layout.set_categories(static_cast<int>(model.categories), static_cast<int>(model.reference_category));
   layout.add({"beta", 0, 0, true, {}, Support::real, {}});
   for (const auto& p : likelihood_parameters(name))
     layout.add({p.name, 0, 1, false, {}, Support::positive, {}});
@@ -273,7 +276,7 @@ bool design_is_numeric_variables(const design::Design& design) {
 template <class T>
 ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& comm, Eigen::Index block_rows,
                              int threads) {
-  const std::shared_ptr<const Likelihood> lik = probe_likelihood(config.model.likelihood);
+  const std::shared_ptr<const Likelihood> lik = probe_likelihood(config.model.likelihood, config.model);
   LocalRead<T> r = read_settled<T>(config, *lik, comm, block_rows);
   design::Design& design = r.design;
   data::Table<T>& table = r.table;
@@ -400,7 +403,7 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
 }
 
 DesignProbe probe_model_design(const spec::Config& config, reduce::Communicator& comm, Eigen::Index block_rows) {
-  const std::shared_ptr<const Likelihood> lik = probe_likelihood(config.model.likelihood);
+  const std::shared_ptr<const Likelihood> lik = probe_likelihood(config.model.likelihood, config.model);
   // float: no numeric column is read, the type only names the table.
   LocalRead<float> r = read_settled<float>(config, *lik, comm, block_rows, true);
   const std::vector<data::ColumnLevels> levels = settle_levels(r, comm);

@@ -67,6 +67,16 @@ class ParameterLayout {
     return true;
   }
 
+  // categorical_logit: its K categories and the reference one (1 ... K), whose linear predictor
+  // is 0; the other K - 1 have alpha.k and beta.k.j. K = 0: not categorical, or not known yet
+  // (the data reader's probe layout).
+  void set_categories(int K, int reference) {
+    categories_ = K;
+    reference_ = reference;
+  }
+  int categories() const { return categories_; }
+  int reference_category() const { return reference_; }
+
   // The label of each column (a feature name, or "" when the parameter has none).
   std::vector<std::string> column_labels() const {
     std::vector<std::string> out;
@@ -78,6 +88,7 @@ class ParameterLayout {
  private:
   std::vector<ParameterBlock> blocks_;
   Index dim_ = 0;
+  int categories_ = 0, reference_ = 1;
 };
 
 }  // namespace bvi::models

@@ -53,7 +53,8 @@ Eigen::MatrixXd draw_new_groups(const Eigen::MatrixXd& draws, Eigen::Index sd_co
 bool predict_supports(const std::string& likelihood) {
   bool ok = false;
   PredictFamily::named(likelihood, &ok);
-  return ok || likelihood == "ordinal_logit" || likelihood == "ordinal_probit";  // ordinal_prediction.hpp
+  // ordinal_prediction.hpp, categorical_prediction.hpp
+  return ok || likelihood == "ordinal_logit" || likelihood == "ordinal_probit" || likelihood == "categorical_logit";
 }
 
 Predictions predict(const FitResult& fit, const PredictRows& rows, int threads) {

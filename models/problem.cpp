@@ -67,6 +67,18 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
     scales.y_sd = ys.sd[0];
   }
   shape.column_means = xs.mean;
+  if (config.model.likelihood == "categorical_logit") {
+    // K: /model/categories (the reader has refused a category above it), else the largest on any rank.
+    double k = d.y.size() > 0 ? d.y.maxCoeff() : 2.0;
+    comm.allreduce_max(&k, 1);
+    shape.response_levels = config.model.categories > 0 ? static_cast<Index>(config.model.categories)
+                                                        : static_cast<Index>(k);
+    if (config.model.reference_category > std::max<Index>(shape.response_levels, 2))
+      throw config_error("/model/reference_category",
+                         "is " + std::to_string(config.model.reference_category) + ", but the response has " +
+                             std::to_string(std::max<Index>(shape.response_levels, 2)) +
+                             " categories (the largest in the data; set /model/categories for more)");
+  }
   if (config.model.likelihood == "ordinal_logit" || config.model.likelihood == "ordinal_probit") {
     // K: the largest category on any rank (the reader has checked that each is an integer >= 1).
     double k = d.y.size() > 0 ? d.y.maxCoeff() : 2.0;

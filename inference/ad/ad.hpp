@@ -32,6 +32,7 @@
 #include "inference/ad/ops/neg_binomial_2_log_lpdf.hpp"
 #include "inference/ad/ops/normal_glm.hpp"
 #include "inference/ad/ops/normal_lpdf.hpp"
+#include "inference/ad/ops/categorical_logit_glm.hpp"
 #include "inference/ad/ops/ordinal_glm.hpp"
 #include "inference/ad/ops/ordinal_lpmf.hpp"
 #include "inference/ad/ops/poisson_log_glm.hpp"

@@ -31,7 +31,8 @@ enum class Family {
   beta_logit,
   student_t,
   ordinal_logit,
-  ordinal_probit
+  ordinal_probit,
+  categorical_logit
 };
 
 Family family_of(const std::string& name) {
@@ -59,7 +60,7 @@ const std::vector<std::string>& simulated_likelihoods() {
   static const std::vector<std::string> all{
       "bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "negative_binomial_log",
       "normal",          "lognormal",        "gamma_log",      "beta_logit",           "student_t",
-      "ordinal_logit",   "ordinal_probit"};
+      "ordinal_logit",   "ordinal_probit",   "categorical_logit"};
   return all;
 }
 
@@ -122,7 +123,14 @@ bool simulated_response_is_integer(const std::string& likelihood) {
   const Family f = family_of(likelihood);
   return f == Family::bernoulli_logit || f == Family::bernoulli_probit || f == Family::binomial_logit ||
          f == Family::poisson_log || f == Family::negative_binomial_log || f == Family::ordinal_logit ||
-         f == Family::ordinal_probit;
+         f == Family::ordinal_probit || f == Family::categorical_logit;
+}
+
+int simulated_coefficient_count(const SimulationSpec& spec) {
+  if (family_of(spec.likelihood) != Family::categorical_logit) return spec.features;
+  if (spec.levels < 2 || spec.levels > 1000)
+    throw std::invalid_argument("simulate: categorical_logit needs 2 ... 1000 levels");
+  return (spec.levels - 1) * spec.features;
 }
 
 std::vector<float> simulated_coefficients(std::uint64_t seed, int features) {
@@ -137,8 +145,8 @@ std::vector<float> simulated_coefficients(std::uint64_t seed, int features) {
 void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, std::int64_t first_row,
                     Eigen::Index rows, SimulatedBlock& block) {
   const Eigen::Index D = spec.features;
-  if (D < 1 || static_cast<Eigen::Index>(beta.size()) != D)
-    throw std::invalid_argument("simulate_block: beta must have one entry per feature");
+  if (D < 1 || static_cast<Eigen::Index>(beta.size()) != simulated_coefficient_count(spec))
+    throw std::invalid_argument("simulate_block: beta must have one entry per feature (and category)");
   if (first_row < 0 || rows < 0 || rows > spec.rows - first_row)
     throw std::invalid_argument("simulate_block: rows outside the dataset");
   const Family family = family_of(spec.likelihood);
@@ -162,7 +170,8 @@ void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, 
     // the data's alignment, and y must not depend on where a block happens to sit in memory.
     const float* xn = block.x.row(n).data();
     double eta = 0.0;
-    for (Eigen::Index j = 0; j < D; ++j) eta += static_cast<double>(xn[j]) * static_cast<double>(beta[j]);
+    if (family != Family::categorical_logit)
+      for (Eigen::Index j = 0; j < D; ++j) eta += static_cast<double>(xn[j]) * static_cast<double>(beta[j]);
     eta += alpha;
     RowUniforms u(spec.seed, kResponseStep, first + static_cast<std::uint64_t>(n));
     double y = 0;
@@ -205,6 +214,27 @@ void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, 
         // 1 - sigmoid(eta) = sigmoid(-eta), without the cancellation near 1.
         const double a = sigmoid(eta) * theta, b = sigmoid(-eta) * theta;
         y = inside_unit(a > 0 && b > 0 ? beta_variate(a, b, u) : a > 0 ? 1.0 : 0.0);
+        break;
+      }
+      case Family::categorical_logit: {
+        // The inverse CDF of softmax(0, eta_2, ..., eta_K) about its largest linear predictor.
+        const Eigen::Index C = spec.levels - 1;
+        double e[1000];
+        double hi = 0.0;
+        for (Eigen::Index c = 0; c < C; ++c) {
+          double v = alpha;
+          for (Eigen::Index j = 0; j < D; ++j)
+            v += static_cast<double>(xn[j]) * static_cast<double>(beta[static_cast<std::size_t>(j * C + c)]);
+          e[c] = v;
+          hi = std::max(hi, v);
+        }
+        double total = std::exp(-hi);
+        for (Eigen::Index c = 0; c < C; ++c) total += (e[c] = std::exp(e[c] - hi));
+        const double v = u() * total;
+        double cdf = std::exp(-hi);
+        Eigen::Index k = 0;  // 0: the reference category 1
+        while (k < C && v > cdf) cdf += e[k++];
+        y = static_cast<double>(k + 1);
         break;
       }
       case Family::ordinal_logit:

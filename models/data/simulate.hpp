@@ -16,6 +16,9 @@
 //   student_t         y ~ eta + sigma T_nu                          (Student t, nu degrees of freedom)
 //   ordinal_logit     y in 1 ... K, P(y <= k) = sigmoid(c_k - eta)   (no intercept; K - 1 cutpoints)
 //   ordinal_probit    y in 1 ... K, P(y <= k) = Phi(c_k - eta)
+//   categorical_logit y in 1 ... K, P(y = k) = softmax_k(0, eta_2, ..., eta_K) (category 1 the
+//                     reference), eta_k = alpha + x . beta_k: (K - 1) D coefficients, feature-major
+//                     (beta[j (K - 1) + k - 2] is beta.k.j), every category's intercept `alpha`
 //
 // Every number is a pure function of (seed, row, column) through the Philox stream of
 // rng::Purpose::simulation, so any block of rows can be made by any thread, and a smaller
@@ -40,7 +43,8 @@ struct SimulationSpec {
   float parameter = 0;      // the likelihood's own parameter (sigma, phi or shape), when it has one
   float nu = 0;             // student_t's degrees of freedom (its second parameter)
   std::int64_t trials = 0;  // binomial_logit's trials per row
-  int levels = 0;           // the ordinal likelihoods' K (simulated_cutpoints gives their cutpoints)
+  int levels = 0;           // the ordinal likelihoods' and categorical_logit's K (simulated_cutpoints
+                            // gives the ordinal ones' cutpoints)
 };
 
 // The ordinal likelihoods' true cutpoints for K levels: c_k = F^-1(k / K), k = 1 ... K - 1, the
@@ -58,8 +62,10 @@ const std::vector<std::string>& simulated_likelihoods();
 std::string simulated_parameter_name(const std::string& likelihood);
 float default_simulated_parameter(const std::string& likelihood);
 
-// The true coefficients beta_1..beta_D.
+// The true coefficients beta_1..beta_D (or any count of them: the first n of the stream).
 std::vector<float> simulated_coefficients(std::uint64_t seed, int features);
+// How many coefficients the spec's likelihood has: D, or (K - 1) D for categorical_logit.
+int simulated_coefficient_count(const SimulationSpec& spec);
 
 // Rows [first_row, first_row + x.rows()) of a dataset: the features and the responses (0 or 1,
 // counts, or reals), with the scratch space that making them needs, reused from one block to
@@ -71,7 +77,7 @@ struct SimulatedBlock {
 };
 
 // Fills `block` with `rows` rows starting at `first_row` of the dataset with these coefficients
-// (simulated_coefficients(spec.seed, spec.features)). Throws std::invalid_argument when the rows
+// (simulated_coefficients(spec.seed, simulated_coefficient_count(spec))). Throws std::invalid_argument when the rows
 // fall outside [0, spec.rows), beta has the wrong size or the spec is invalid, and a usage error
 // when a response cannot be represented (a count mean past 1e15, a lognormal past the doubles).
 void simulate_block(const SimulationSpec& spec, const std::vector<float>& beta, std::int64_t first_row,

@@ -74,6 +74,22 @@ void append_csv_rows(const SimulationSpec& spec, const SimulatedBlock& block, st
 std::string true_values_csv(const SimulationSpec& spec, const std::vector<float>& beta) {
   std::string text = "name,true_value\n";
   char buf[kMaxFloatChars + 1];
+  if (spec.likelihood == "categorical_logit") {
+    // alpha.k for k = 2 ... K, then beta.k.j feature-major (the model's layout).
+    const std::size_t C = static_cast<std::size_t>(spec.levels - 1);
+    if (spec.intercept)
+      for (std::size_t c = 0; c < C; ++c) {
+        text += "alpha." + std::to_string(c + 2) + ",";
+        text.append(buf, put_float(buf, buf + sizeof buf, spec.alpha));
+        text += '\n';
+      }
+    for (std::size_t i = 0; i < beta.size(); ++i) {
+      text += "beta." + std::to_string(i % C + 2) + "." + std::to_string(i / C + 1) + ",";
+      text.append(buf, put_float(buf, buf + sizeof buf, beta[i]));
+      text += '\n';
+    }
+    return text;
+  }
   if (spec.intercept) {
     text += "alpha,";
     text.append(buf, put_float(buf, buf + sizeof buf, spec.alpha));
@@ -107,7 +123,7 @@ std::string true_values_csv(const SimulationSpec& spec, const std::vector<float>
 void write_simulated_csv(const SimulationSpec& spec, int threads, const TextSink& sink) {
   if (spec.rows < 1 || spec.features < 1)
     throw std::invalid_argument("write_simulated_csv: rows and features must be >= 1");
-  const std::vector<float> beta = simulated_coefficients(spec.seed, spec.features);
+  const std::vector<float> beta = simulated_coefficients(spec.seed, simulated_coefficient_count(spec));
   sink(simulated_csv_header(spec));
 
   // Binomial rows draw one uniform a trial: count them with the features.

@@ -81,7 +81,7 @@ inline void weight_row_expectations(const ad::GlmRows& rows, RowExpectations& ou
 
 // What the response is, for reports (`check`): 0/1, counts, real numbers, or positive ones
 // (lognormal, gamma_log: reported on the log scale too).
-enum class ResponseKind { binary, count, real, positive, ordinal };
+enum class ResponseKind { binary, count, real, positive, ordinal, categorical };
 
 class Likelihood {
  public:

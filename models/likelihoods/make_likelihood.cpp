@@ -5,6 +5,7 @@
 #include "models/likelihoods/bernoulli_probit.hpp"
 #include "models/likelihoods/beta_logit.hpp"
 #include "models/likelihoods/binomial_logit.hpp"
+#include "models/likelihoods/categorical_logit.hpp"
 #include "models/likelihoods/gamma_log.hpp"
 #include "models/likelihoods/lognormal.hpp"
 #include "models/likelihoods/negative_binomial_log.hpp"
@@ -67,6 +68,8 @@ const std::vector<Entry>& registry() {
       {"student_t", {{positive_parameter("sigma"), positive_parameter("nu")}, false, false}, construct<StudentT>},
       {"ordinal_logit", {{cutpoints_parameter()}, false, false}, construct<OrdinalLogit>},
       {"ordinal_probit", {{cutpoints_parameter()}, false, false}, construct<OrdinalProbit>},
+      // Its alpha and beta hold one intercept and coefficient vector per non-reference category.
+      {"categorical_logit", {}, construct<CategoricalLogit>},
   };
   return all;
 }
@@ -97,6 +100,9 @@ std::string exact_method_refusal(const std::string& name) {
   if (name == "ordinal_logit" || name == "ordinal_probit")
     return "each row's expectation involves eta and two cutpoints, which the exact method does not take; use "
            "method monte_carlo (or auto, which chooses it)";
+  if (name == "categorical_logit")
+    return "each row's expectation is a (K - 1)-dimensional integral over the categories' linear predictors, "
+           "which the exact method does not take; use method monte_carlo (or auto, which chooses it)";
   return "";
 }
 

@@ -92,6 +92,10 @@ struct ModelConfig {
   // defaults (models/default_priors.hpp) once the data is read.
   std::map<std::string, PriorConfig> priors;
   bool alpha_prior_centered = false;  // /model/priors/alpha/centered
+  // categorical_logit: the number of categories K (0: the largest in the data) and the reference
+  // category, whose linear predictor is 0 (1 ... K).
+  long long categories = 0;
+  long long reference_category = 1;
   // The formula the model was written as (empty: the structured form), and where each feature
   // term and column name sits in it, for errors found once the data is read.
   std::string formula;

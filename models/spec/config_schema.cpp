@@ -153,7 +153,7 @@ const Section& model_section() {
            {},
            {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log",
             "lognormal", "gamma_log", "beta_logit", "student_t", "ordinal_logit",
-            "ordinal_probit"},
+            "ordinal_probit", "categorical_logit"},
            "The observation model, with linear predictor eta = alpha + x . beta. bernoulli_logit: logistic "
            "regression, y in {0, 1}, P(y = 1) = sigmoid(eta). bernoulli_probit: probit regression, y in {0, "
            "1}, "
@@ -180,7 +180,28 @@ const Section& model_section() {
            "ordinal_probit: ordered categories y in {1, ..., K} (K the largest in the data), cumulative model "
            "P(y = k) = F(c_k - eta) - F(c_{k-1} - eta) with F = expit or Phi (brms's cumulative, stan_polr), "
            "K - 1 increasing `cutpoints` (prior at `/model/priors/cutpoints`, default brms's student_t(3, 0, "
-           "2.5)), no intercept (the cutpoints take its place), fitted by the monte_carlo method."},
+           "2.5)), no intercept (the cutpoints take its place), fitted by the monte_carlo method. "
+           "categorical_logit: unordered categories y in {1, ..., K} (multinomial logit, brms's categorical, "
+           "statsmodels' MNLogit): P(y = k) = exp(eta_k) / sum_j exp(eta_j) with eta_k = alpha_k + x . beta_k "
+           "for every category k but the reference (`/model/reference_category`, whose eta is 0); the "
+           "parameters are `alpha.k` and `beta.k.j` (feature j), the `alpha` and `beta` priors applying to "
+           "every category's; fitted by the monte_carlo method, no group terms, offset or exposure yet."},
+          {"categories",
+           Kind::auto_integer,
+           nullptr,
+           false,
+           between(2, 1000),
+           {},
+           "categorical_logit only: the number of categories K (a response above it is a data error). null: "
+           "the largest category in the data."},
+          {"reference_category",
+           Kind::integer,
+           1,
+           false,
+           between(1, 1000),
+           {},
+           "categorical_logit only: the category whose linear predictor is fixed at 0 (brms's and "
+           "statsmodels' first category by default); the other categories' coefficients are relative to it."},
           {"formula",
            Kind::string,
            nullptr,
@@ -334,7 +355,8 @@ const Section& inference_section() {
            "fit (exact method; independent effects under their sds or a correlated pair (1 + x | g), crossed "
            "and nested factors), else "
            "fullrank when it is affordable (exact method, P <= 500 parameters and N P^2 <= 2e10 for N rows; "
-           "P <= 100 for a likelihood only the monte_carlo method fits: student_t, ordinal_logit, ordinal_probit), "
+           "P <= 100 for a likelihood only the monte_carlo method fits: student_t, ordinal_logit, ordinal_probit, "
+           "categorical_logit), "
            "else structured for models with group effects under their sds (exact method), else meanfield; "
            "the summary says which ran and why."},
           {"tol_grad",

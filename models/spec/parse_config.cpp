@@ -538,7 +538,20 @@ Config parse_config_text(const std::string& text, const std::string& path, const
     model["intercept"] = false;
   }
   check_likelihood_columns(cfg.data, cfg.model.likelihood);
+  const bool categorical = cfg.model.likelihood == "categorical_logit";
+  for (const char* key : {"categories", "reference_category"})
+    if (!categorical && model_in.is_object() && model_in.contains(key))
+      throw config_error(std::string("/model/") + key, "applies to the categorical_logit likelihood only");
+  if (!model.at("categories").is_null()) cfg.model.categories = model.at("categories").get<long long>();
+  cfg.model.reference_category = model.at("reference_category").get<long long>();
+  if (cfg.model.categories > 0 && cfg.model.reference_category > cfg.model.categories)
+    throw config_error("/model/reference_category", "is " + std::to_string(cfg.model.reference_category) +
+                                                        ", but /model/categories is " +
+                                                        std::to_string(cfg.model.categories));
   model["groups"] = resolve_groups(model.at("groups"), cfg.data, cfg.model);
+  if (categorical && !cfg.model.groups.empty())
+    throw config_error(cfg.model.formula.empty() ? cfg.model.groups.front().pointer : "/model/formula",
+                       "group terms are not supported with the categorical_logit likelihood yet");
   if (cfg.data.features && cfg.data.features->empty() && !cfg.model.intercept && cfg.model.groups.empty() &&
       !ordinal)
     throw config_error("/data/features",

@@ -1,0 +1,171 @@
+#include "models/categorical_prediction.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "inference/rng/uniform_stream.hpp"
+
+namespace bvi::models {
+
+namespace {
+
+Eigen::Index column_of(const FitResult& fit, const std::string& name) {
+  for (std::size_t j = 0; j < fit.names.size(); ++j)
+    if (fit.names[j] == name) return static_cast<Eigen::Index>(j);
+  return -1;
+}
+
+// The draws' coefficients per non-reference category: beta[c] S x D, alpha S x C (zeros without
+// intercepts), rows of draws [0, S).
+struct CategoryDraws {
+  std::vector<Eigen::MatrixXd> beta;
+  Eigen::MatrixXd alpha;
+  int K = 0, ref = 1;
+
+  CategoryDraws(const FitResult& fit, Eigen::Index S, Eigen::Index D, int categories, int reference)
+      : K(categories), ref(reference) {
+    const Eigen::Index C = K - 1;
+    alpha = Eigen::MatrixXd::Zero(S, C);
+    Eigen::Index c = 0;
+    for (int k = 1; k <= K; ++k) {
+      if (k == ref) continue;
+      const Eigen::Index a = column_of(fit, "alpha." + std::to_string(k));
+      if (a >= 0) alpha.col(c) = fit.draws.col(a).head(S);
+      Eigen::MatrixXd b(S, D);
+      for (Eigen::Index j = 0; j < D; ++j) {
+        const Eigen::Index col = column_of(fit, "beta." + std::to_string(k) + "." + std::to_string(j + 1));
+        if (col < 0) throw std::logic_error("predict: the draws have no column beta." + std::to_string(k) + ".*");
+        b.col(j) = fit.draws.col(col).head(S);
+      }
+      beta.push_back(std::move(b));
+      ++c;
+    }
+  }
+
+  // prob(s, k) for the block's row i: softmax over the K categories (eta(k = ref) = 0), from
+  // eta[c] (S x m) for the C others.
+  void softmax(const std::vector<Eigen::MatrixXd>& eta, Eigen::Index i, Eigen::MatrixXd& prob) const {
+    const Eigen::Index S = prob.rows();
+    for (Eigen::Index s = 0; s < S; ++s) {
+      double hi = 0.0;
+      for (const auto& e : eta) hi = std::max(hi, e(s, i));
+      double den = 0.0;
+      Eigen::Index c = 0;
+      for (int k = 1; k <= K; ++k) {
+        const double v = k == ref ? std::exp(-hi) : std::exp(eta[static_cast<std::size_t>(c++)](s, i) - hi);
+        prob(s, k - 1) = v;
+        den += v;
+      }
+      prob.row(s) /= den;
+    }
+  }
+
+  void linear_predictors(const PredictRows& rows, Eigen::Index r0, Eigen::Index m,
+                         std::vector<Eigen::MatrixXd>& eta) const {
+    for (std::size_t c = 0; c < beta.size(); ++c) {
+      if (beta[c].cols() > 0)
+        eta[c].leftCols(m).noalias() = beta[c] * rows.x.middleRows(r0, m).transpose();
+      else
+        eta[c].leftCols(m).setZero();
+      eta[c].leftCols(m).colwise() += alpha.col(static_cast<Eigen::Index>(c));
+    }
+  }
+};
+
+}  // namespace
+
+OrdinalPredictions predict_categorical(const FitResult& fit, const PredictRows& rows, int K, int ref, int threads) {
+  const Eigen::Index n = rows.x.rows(), S = fit.draws.rows(), D = rows.x.cols();
+  const CategoryDraws draws(fit, S, D, K, ref);
+  OrdinalPredictions out;
+  out.prob.resize(n, K);
+  out.category.resize(n);
+  if (rows.y) out.lpd.resize(n);
+  constexpr Eigen::Index kBlock = 256;
+#pragma omp parallel num_threads(std::max(1, threads))
+  {
+    std::vector<Eigen::MatrixXd> eta(static_cast<std::size_t>(K - 1), Eigen::MatrixXd(S, kBlock));
+    Eigen::MatrixXd prob(S, K);
+#pragma omp for schedule(static)
+    for (Eigen::Index r0 = 0; r0 < n; r0 += kBlock) {
+      const Eigen::Index m = std::min(kBlock, n - r0);
+      draws.linear_predictors(rows, r0, m, eta);
+      for (Eigen::Index i = 0; i < m; ++i) {
+        const Eigen::Index row = r0 + i;
+        draws.softmax(eta, i, prob);
+        int best = 0;
+        for (int k = 0; k < K; ++k) {
+          out.prob(row, k) = prob.col(k).sum() / static_cast<double>(S);
+          if (out.prob(row, k) > out.prob(row, best)) best = k;
+        }
+        out.category[row] = best + 1;
+        if (rows.y) out.lpd[row] = std::log(out.prob(row, static_cast<Eigen::Index>((*rows.y)[row]) - 1));
+      }
+    }
+  }
+  return out;
+}
+
+CategoricalMetrics categorical_metrics(const OrdinalPredictions& p, const Eigen::VectorXd& y,
+                                       const Eigen::VectorXd* weight) {
+  CategoricalMetrics m;
+  const Eigen::Index n = y.size(), K = p.prob.cols();
+  m.rows = static_cast<long>(n);
+  if (n == 0) return m;
+  double loss = 0, hits = 0, brier = 0, total = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double w = weight ? (*weight)[i] : 1.0;
+    total += w;
+    if (w == 0) continue;  // a row that weighs nothing (its log P(y) may be -inf)
+    loss -= w * p.lpd[i];
+    if (p.category[i] == static_cast<int>(y[i])) hits += w;
+    double sq = 0;
+    for (Eigen::Index k = 0; k < K; ++k) {
+      const double d = p.prob(i, k) - (y[i] == static_cast<double>(k + 1) ? 1.0 : 0.0);
+      sq += d * d;
+    }
+    brier += w * sq;
+  }
+  m.log_loss = loss / total;
+  m.accuracy = hits / total;
+  m.brier = brier / total;
+  return m;
+}
+
+Eigen::MatrixXd replicate_categorical(const FitResult& fit, const PredictRows& rows,
+                                      const std::vector<Eigen::Index>& record, Eigen::Index R, std::uint64_t seed,
+                                      int K, int ref, int threads) {
+  if (R > fit.draws.rows()) throw std::logic_error("replicate_categorical: fewer draws than replicates");
+  const Eigen::Index n = rows.x.rows(), D = rows.x.cols();
+  const CategoryDraws draws(fit, R, D, K, ref);
+  Eigen::MatrixXd out(R, n);
+  constexpr Eigen::Index kBlock = 256;
+#pragma omp parallel num_threads(std::max(1, threads))
+  {
+    std::vector<Eigen::MatrixXd> eta(static_cast<std::size_t>(K - 1), Eigen::MatrixXd(R, kBlock));
+    Eigen::MatrixXd prob(R, K);
+    Eigen::Matrix<double, 1, 1> u;
+#pragma omp for schedule(static)
+    for (Eigen::Index r0 = 0; r0 < n; r0 += kBlock) {
+      const Eigen::Index m = std::min(kBlock, n - r0);
+      draws.linear_predictors(rows, r0, m, eta);
+      for (Eigen::Index i = 0; i < m; ++i) {
+        const Eigen::Index row = r0 + i;
+        draws.softmax(eta, i, prob);
+        const auto key = static_cast<std::uint64_t>(record[static_cast<std::size_t>(row)]);
+        for (Eigen::Index r = 0; r < R; ++r) {
+          rng::standard_uniform(seed, rng::Purpose::replicates, static_cast<std::uint64_t>(r), 0, key, u);
+          int k = 0;
+          double cdf = prob(r, 0);
+          while (k + 1 < K && u(0, 0) > cdf) cdf += prob(r, ++k);
+          out(r, row) = static_cast<double>(k + 1);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace bvi::models
