@@ -286,6 +286,31 @@ std::pair<double, double> conditional_moments(const SimulationSpec& s, double et
   return {m, m * (1 - m) / (1 + th)};
 }
 
+// categorical_logit's E[y] and Var[y] over the categories 1 ... K of one row (features row[0 ..
+// D - 1], as written): softmax(0, eta_2, ..., eta_K) with eta_k = alpha + x . beta_k, beta
+// feature-major (beta[j (K - 1) + k - 2]), written out here.
+std::pair<double, double> categorical_moments(const SimulationSpec& s, const std::vector<float>& beta,
+                                              const std::vector<double>& row) {
+  const int C = s.levels - 1;
+  std::vector<double> w(static_cast<std::size_t>(s.levels), 1.0);  // exp(eta_k), eta_1 = 0
+  double total = 1.0;
+  for (int c = 0; c < C; ++c) {
+    double eta = s.intercept ? static_cast<double>(s.alpha) : 0.0;
+    for (int j = 0; j < s.features; ++j)
+      eta += static_cast<double>(static_cast<float>(row[static_cast<std::size_t>(j)])) *
+             static_cast<double>(beta[static_cast<std::size_t>(j * C + c)]);
+    w[static_cast<std::size_t>(c + 1)] = std::exp(eta);
+    total += std::exp(eta);
+  }
+  double e1 = 0, e2 = 0;
+  for (int k = 1; k <= s.levels; ++k) {
+    const double p = w[static_cast<std::size_t>(k - 1)] / total;
+    e1 += k * p;
+    e2 += double(k) * k * p;
+  }
+  return {e1, e2 - e1 * e1};
+}
+
 SimulationSpec spec_for(const std::string& likelihood) {
   SimulationSpec s{20000, 3, 5};
   s.likelihood = likelihood;
@@ -294,7 +319,7 @@ SimulationSpec spec_for(const std::string& likelihood) {
   s.parameter = default_simulated_parameter(likelihood);
   s.trials = likelihood == "binomial_logit" ? 7 : 0;
   s.nu = likelihood == "student_t" ? 12.0f : 0.0f;  // an eighth moment, for the mean-square test's error
-  s.levels = likelihood.rfind("ordinal", 0) == 0 ? 4 : 0;
+  s.levels = likelihood.rfind("ordinal", 0) == 0 ? 4 : likelihood == "categorical_logit" ? 3 : 0;
   return s;
 }
 
@@ -304,7 +329,8 @@ TEST_CASE("every likelihood: y given eta has its family's mean and variance, in 
   for (const std::string& lik : simulated_likelihoods()) {
     CAPTURE(lik);
     const SimulationSpec spec = spec_for(lik);
-    const std::vector<float> beta = simulated_coefficients(spec.seed, spec.features);
+    const std::vector<float> beta = simulated_coefficients(spec.seed, simulated_coefficient_count(spec));
+    const bool categories = lik.rfind("ordinal", 0) == 0 || lik == "categorical_logit";
     const std::string text = csv_text(spec, 3);
     CHECK(text == csv_text(spec, 1));
     const Table t = parse_table(text);
@@ -329,11 +355,12 @@ TEST_CASE("every likelihood: y given eta has its family's mean and variance, in 
       }
       if (lik == "lognormal" || lik == "gamma_log") CHECK(y > 0);
       if (lik == "beta_logit") CHECK((y > 0 && y < 1));
-      if (lik.rfind("ordinal", 0) == 0) CHECK((y >= 1 && y <= spec.levels));
-      const auto [m, v] = conditional_moments(spec, eta);
+      if (categories) CHECK((y >= 1 && y <= spec.levels));
+      const auto [m, v] =
+          lik == "categorical_logit" ? categorical_moments(spec, beta, row) : conditional_moments(spec, eta);
       // Where p (1 - p) is tiny, z^2 is too heavy-tailed for the mean-square test (one
       // success at p = 1e-6 adds 1e6): those rows are left out of it.
-      if (((lik.rfind("bernoulli", 0) == 0 || lik.rfind("ordinal", 0) == 0) && v < 0.01) ||
+      if (((lik.rfind("bernoulli", 0) == 0 || categories) && v < 0.01) ||
           (trials && v < 0.01 * spec.trials))
         continue;
       const double z = (y - m) / std::sqrt(v);
@@ -386,6 +413,13 @@ TEST_CASE("the truth file lists alpha, beta and the likelihood's own parameter")
   s.nu = 3.5f;
   CHECK(true_values_csv(s, {0.5f}) == "name,true_value\nbeta.1,0.5\nsigma,2.5\nnu,3.5\n");
   CHECK_THROWS_AS(simulated_parameter_name("cauchy"), std::invalid_argument);
+  // categorical_logit: every category's intercept, then the coefficients feature-major.
+  s.likelihood = "categorical_logit";
+  s.levels = 3;
+  s.intercept = true;
+  CHECK(simulated_coefficient_count(s) == 4);
+  CHECK(true_values_csv(s, {0.5f, -1.25f, 1.0f, 2.0f}) ==
+        "name,true_value\nalpha.2,-0.5\nalpha.3,-0.5\nbeta.2.1,0.5\nbeta.3.1,-1.25\nbeta.2.2,1\nbeta.3.2,2\n");
 }
 
 TEST_CASE("a smaller dataset is a prefix of a larger one, for every likelihood") {

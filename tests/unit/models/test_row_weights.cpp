@@ -5,7 +5,8 @@
 // method the weighted row expectations (weight_row_expectations and the likelihood's own summed
 // u derivatives) match the repeated rows'. The reference is the unweighted code on repeated
 // rows, which the other likelihood tests check against scipy: never the weighted code itself.
-// Every likelihood of likelihood_names() is covered, so a new one is checked when it is added.
+// Every likelihood of likelihood_names() is covered, so a new one is checked when it is added
+// (categorical_logit with K = 3: two intercepts and coefficient vectors).
 #include <doctest/doctest.h>
 
 #include <Eigen/Core>
@@ -36,6 +37,13 @@ constexpr Eigen::Index kOrdinalCutpoints = 3;
 // element positive and increasing (valid for scales, shapes and ordered cutpoints alike).
 models::ParameterLayout weights_layout(const std::string& name, Eigen::Index D) {
   models::ParameterLayout layout;
+  if (name == "categorical_logit") {
+    // K = 3 categories, the first the reference: alpha.2, alpha.3 and 2 D coefficients.
+    layout.set_categories(3, 1);
+    layout.add({"beta", 0, 2 * D, true, {}});
+    layout.add({"alpha", 0, 2, true, {}});
+    return layout;
+  }
   layout.add({"beta", 0, D, true, {}});
   if (!ordinal(name)) layout.add({"alpha", 0, 1, false, {}});
   for (const auto& p : models::likelihood_parameters(name)) {
@@ -106,12 +114,13 @@ Eigen::ArrayXd log_lik(const models::Likelihood& lik, const Eigen::ArrayXXd& par
   return out.val().col(0);
 }
 
-// S draws near the origin: small coefficients (and alpha, or an ordinal model's first cutpoint),
-// the positive parameters from 0.8 up.
+// S draws near the origin: small coefficients (and alpha, or an ordinal model's first cutpoint;
+// every column of a categorical model), the positive parameters from 0.8 up.
 Eigen::ArrayXXd random_params(const models::ParameterLayout& layout, Eigen::Index S, Eigen::Index D, unsigned seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal;
   Eigen::ArrayXXd p(S, layout.dim());
+  if (layout.categories() > 0) D = layout.dim() - 1;
   for (Eigen::Index s = 0; s < S; ++s) {
     for (Eigen::Index j = 0; j <= D; ++j) p(s, j) = 0.3 * normal(rng);
     for (Eigen::Index j = D + 1; j < layout.dim(); ++j) p(s, j) = 0.8 + 0.4 * double(j - D) + 0.1 * std::abs(normal(rng));
