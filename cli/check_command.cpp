@@ -137,8 +137,10 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
     os << "data        " << d.path << ": " << n << " rows, " << d.feature_names.size() << " features ("
        << config.data.dtype << (config.data.standardize ? ", standardized" : "") << ")\n";
     if (d.dropped_rows > 0) os << "missing     " << dropped_rows_note(d) << "\n";
+    const int K = p.model.layout().categories();
     os << response_summary(d, p.model.likelihood().response_kind(), config.data.trials.has_value(),
-                           config.data.offset.has_value() || config.data.exposure.has_value(), comm);
+                           config.data.offset.has_value() || config.data.exposure.has_value(), comm, K,
+                           K > 0 ? p.model.layout().reference_category() : 0);
     if (config.data.weights) os << weights_summary(d, *config.data.weights, comm);
     for (const auto& v : p.design.variables)
       if (v.categorical) os << "categorical " << v.name << ": " << describe_levels(v) << "\n";

@@ -35,7 +35,7 @@ std::array<double, 2> range_over_ranks(const Eigen::VectorXd& v, reduce::Communi
 
 template <class T>
 std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kind, bool trials, bool offset,
-                             reduce::Communicator& comm) {
+                             reduce::Communicator& comm, int levels, int reference) {
   const double n = static_cast<double>(d.total_rows);
   std::ostringstream os;
   os.precision(4);
@@ -49,11 +49,13 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
   if (kind == models::ResponseKind::ordinal || kind == models::ResponseKind::categorical) {
     // The count per category 1 ... K (K the largest; categories never observed show 0), summed
     // over ranks in rank order.
-    const int K = hi >= 1 && std::isfinite(hi) ? static_cast<int>(hi) : 0;
+    const int K = std::max(hi >= 1 && std::isfinite(hi) ? static_cast<int>(hi) : 0, levels);
     std::vector<double> local(static_cast<std::size_t>(K), 0.0), all(static_cast<std::size_t>(K * comm.size()));
     for (Eigen::Index i = 0; i < d.y.size(); ++i) local[static_cast<std::size_t>(d.y[i]) - 1] += 1.0;
     comm.allgatherv(local.data(), std::vector<long>(static_cast<std::size_t>(comm.size()), K), all.data());
-    os << K << (kind == models::ResponseKind::ordinal ? " ordered" : " unordered") << " categories; rows per category:";
+    os << K << (kind == models::ResponseKind::ordinal ? " ordered" : " unordered") << " categories";
+    if (reference > 0) os << " (reference " << reference << ")";
+    os << "; rows per category:";
     for (int k = 0; k < K; ++k) {
       double c = 0.0;
       for (int r = 0; r < comm.size(); ++r) c += all[static_cast<std::size_t>(r * K + k)];
@@ -119,8 +121,8 @@ template std::string weights_summary<double>(const data::Dataset<double>&, const
 template std::string weights_summary<float>(const data::Dataset<float>&, const std::string&, reduce::Communicator&);
 
 template std::string response_summary<double>(const data::Dataset<double>&, models::ResponseKind, bool, bool,
-                                              reduce::Communicator&);
+                                              reduce::Communicator&, int, int);
 template std::string response_summary<float>(const data::Dataset<float>&, models::ResponseKind, bool, bool,
-                                             reduce::Communicator&);
+                                             reduce::Communicator&, int, int);
 
 }  // namespace bvi::cli

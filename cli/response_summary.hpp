@@ -10,9 +10,11 @@
 
 namespace bvi::cli {
 
+// `levels` and `reference`: categorical_logit's K (the data's largest category, or more when the
+// config says so: every category is listed) and reference category (0: none).
 template <class T>
 std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kind, bool trials, bool offset,
-                             reduce::Communicator& comm);
+                             reduce::Communicator& comm, int levels = 0, int reference = 0);
 
 // The `weights` line of `check` for a weighted model: the column, the weights' sum, range and
 // how many rows weigh 0, over the whole file.

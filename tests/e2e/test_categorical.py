@@ -5,25 +5,34 @@ default intercept prior centered at the column means, category by category); wha
 (K, rows per category, the parameter names); the Monte Carlo fit of the example data covering the
 truth it was drawn from (data/make_likelihood_data.py), under auto (fullrank) and meanfield;
 predict's probabilities, metrics and replicates against numbers computed from draws.csv;
-simulate's data fitted back; and the errors: a category that is not an integer >= 1, or above
+simulate's data fitted back; the same bits on 1 and 2 ranks, float32 features; and the errors: a category that is not an integer >= 1, or above
 /model/categories, is exit 65 at FILE:LINE; group terms, offset, the exact method, a reference
 category beyond K or on another likelihood, kfold and loo are exit 78. About 10 CPU-seconds."""
 import collections
 import csv
 import json
 import os
+import shutil
+import subprocess
 import unittest
 
 import numpy as np
 from scipy import special, stats
 
-from bvi_test import BinaryTestCase, SOURCE_DIR, read_csv_rows, run
+from bvi_test import BINARY, BinaryTestCase, SOURCE_DIR, read_csv_rows, run
 
 FEATURES = ["x1", "x2", "x3"]
 # data/make_likelihood_data.py: categories 2 and 3 against the reference 1.
 TRUE_ALPHA = {2: 0.5, 3: -0.3}
 TRUE_BETA = {2: [1.0, -0.5, 0.25], 3: [-0.75, 0.5, 0.0]}
 CSV = SOURCE_DIR + "/data/lik_categorical_logit.csv"
+MPIRUN = shutil.which("mpirun")
+MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+
+
+def numbers(text):
+    return {k: v for k, v in json.loads(text).items() if k not in ("seconds", "threads", "ranks")}
 
 
 def example_config():
@@ -116,7 +125,7 @@ class Categorical(BinaryTestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(CSV) as f:
             counts = collections.Counter(int(r["y"]) for r in csv.DictReader(f))
-        self.assertIn("y: 3 unordered categories; rows per category: " +
+        self.assertIn("y: 3 unordered categories (reference 1); rows per category: " +
                       ", ".join("%d: %d" % (k, counts[k]) for k in range(1, 4)), p.stdout)
         self.assertIn("parameters  8: " + " ".join(names(3, 1)), p.stdout)
         self.assertIn("monte_carlo", p.stdout)
@@ -202,6 +211,26 @@ class Categorical(BinaryTestCase):
             with self.subTest(parameter=name):
                 self.assertLessEqual(abs(got[name]["mean"] - float(value)), 4 * got[name]["sd"], got[name])
 
+    def test_ranks_and_float32(self):
+        # The same bits on 1 and 2 ranks (K from the largest category on any rank); float32 features
+        # (single-precision GEMMs) agree to float's digits.
+        cfg = example_config()
+        cfg["inference"]["output_draws"] = 100
+        one = run(["fit", self.write_config(cfg), "--quiet", "--threads", "1"])
+        self.assertEqual(one.returncode, 0, one.stderr)
+        if MPIRUN:
+            two = subprocess.run([MPIRUN, "--oversubscribe", "-n", "2", BINARY, "fit", self.write_config(cfg),
+                                  "--quiet", "--threads", "1"], capture_output=True, text=True, timeout=120,
+                                 env=MPI_ENV)
+            self.assertEqual(two.returncode, 0, two.stderr)
+            self.assertEqual(numbers(one.stdout), numbers(two.stdout))
+        cfg["data"]["dtype"] = "float32"
+        f32 = run(["fit", self.write_config(cfg, "f32.json"), "--quiet", "--threads", "1"])
+        self.assertEqual(f32.returncode, 0, f32.stderr)
+        for a, b in zip(json.loads(one.stdout)["parameters"], json.loads(f32.stdout)["parameters"]):
+            self.assertEqual(a["name"], b["name"])
+            self.assertAlmostEqual(a["mean"], b["mean"], delta=1e-4 * a["sd"])
+
     def test_categories_from_the_config(self):
         # K = 4 though no row takes 4: a fourth category's coefficients (identified by the prior).
         cfg = example_config()
@@ -209,6 +238,12 @@ class Categorical(BinaryTestCase):
         p = run(["check", self.write_config(cfg)])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("parameters  12: " + " ".join(names(4, 1)), p.stdout)
+        self.assertIn("y: 4 unordered categories (reference 1); rows per category: 1: 45, 2: 102, 3: 53, 4: 0",
+                      p.stdout)
+        cfg["model"]["reference_category"] = 2
+        p = run(["check", self.write_config(cfg)])
+        self.assertIn("y: 4 unordered categories (reference 2)", p.stdout)
+        self.assertIn("parameters  12: " + " ".join(names(4, 2)), p.stdout)
 
     def test_errors(self):
         base = example_config()
