@@ -165,10 +165,15 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
   std::vector<int> cats;
   if (categorical) {
     // K from the data (or the config); before the data is read (a preflight probe), the fewest the
-    // config allows.
-    const Index known = shape.response_levels > 0
-                            ? shape.response_levels
-                            : std::max<Index>(config.categories, static_cast<Index>(config.reference_category));
+    // config allows: its categories, its reference, one more than an alpha prior's array.
+    Index known = shape.response_levels;
+    if (known <= 0) {
+      known = std::max<Index>(config.categories, static_cast<Index>(config.reference_category));
+      if (const auto a = config.priors.find("alpha"); a != config.priors.end())
+        for (const auto& h : a->second.hypers)
+          if (!h.second.is_expression() && h.second.values.size() > 1)
+            known = std::max<Index>(known, static_cast<Index>(h.second.values.size()) + 1);
+    }
     const int K = static_cast<int>(std::max<Index>(known, 2));
     const int ref = static_cast<int>(config.reference_category);
     if (ref > K)

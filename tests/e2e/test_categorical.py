@@ -120,6 +120,38 @@ class Categorical(BinaryTestCase):
             return log_lik(x_, y, a, b, 1) + lp
         self.eval_against(cfg, 1, log_joint)
 
+    def test_eval_priors_per_feature_term_and_category(self):
+        # beta ~ normal(0, tau * lam) (lam one per feature), beta[x2] ~ student_t(3, 0, 1), alpha ~
+        # normal([0, 1], 2.5) (one loc per non-reference category): each feature's prior applies to
+        # every category's coefficient of it. fit too (its preflight builds the model before K is
+        # read: the alpha array's length must not fail it).
+        cfg = example_config()
+        cfg["data"]["features"] = FEATURES
+        cfg["model"]["parameters"] = {"tau": {"size": 1, "constraint": "positive"},
+                                      "lam": {"size": "features", "constraint": "positive"}}
+        cfg["model"]["priors"] = {"alpha": {"normal": {"loc": [0, 1], "scale": 2.5}},
+                                  "beta": {"normal": {"loc": 0, "scale": "tau * lam"}},
+                                  "beta[x2]": {"student_t": {"df": 3, "loc": 0, "scale": 1}},
+                                  "tau": {"half_normal": {"scale": 1}}, "lam": {"half_normal": {"scale": 1}}}
+        x, y = load()
+        tau, lam = 1.5, np.array([0.5, 2.0, 3.0])
+        theta = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
+        a, b = unpack(theta, 3, 1)
+        want = (log_lik(x, y, a, b, 1) + stats.norm.logpdf([0.1, 0.2], [0, 1], 2.5).sum()
+                + stats.halfnorm.logpdf(tau) + stats.halfnorm.logpdf(lam).sum())
+        for k in (2, 3):
+            want += stats.norm.logpdf(np.array(b[k])[[0, 2]], 0, tau * lam[[0, 2]]).sum()
+            want += stats.t.logpdf(b[k][1], 3, 0, 1)
+        text = ",".join(names(3, 1) + ["tau", "lam.1", "lam.2", "lam.3"]) + "\n" + ",".join(
+            repr(v) for v in list(theta) + [tau] + list(lam)) + "\n"
+        config = self.write_config(cfg)
+        p = run(["eval", config, "--params", self.write("p.csv", text)])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertAlmostEqual(float(read_csv_rows(p.stdout)[0]["log_joint"]), want, delta=1e-10 * abs(want))
+        cfg["inference"]["output_draws"] = 20
+        p = run(["fit", self.write_config(cfg, "fit.json"), "--quiet", "--threads", "1"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_check_reports_categories(self):
         p = run(["check", self.write_config(example_config())])
         self.assertEqual(p.returncode, 0, p.stderr)
