@@ -539,9 +539,11 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   }
   check_likelihood_columns(cfg.data, cfg.model.likelihood);
   const bool categorical = cfg.model.likelihood == "categorical_logit";
-  for (const char* key : {"categories", "reference_category"})
-    if (!categorical && model_in.is_object() && model_in.contains(key))
-      throw config_error(std::string("/model/") + key, "applies to the categorical_logit likelihood only");
+  // Their defaults (as `check --explain` writes them) are allowed with any likelihood.
+  if (!categorical && !model.at("categories").is_null())
+    throw config_error("/model/categories", "applies to the categorical_logit likelihood only");
+  if (!categorical && model.at("reference_category").get<long long>() != 1)
+    throw config_error("/model/reference_category", "applies to the categorical_logit likelihood only");
   if (!model.at("categories").is_null()) cfg.model.categories = model.at("categories").get<long long>();
   cfg.model.reference_category = model.at("reference_category").get<long long>();
   if (cfg.model.categories > 0 && cfg.model.reference_category > cfg.model.categories)

@@ -300,8 +300,10 @@ class Categorical(BinaryTestCase):
         refused(lambda c: c["model"].update(reference_category=4), "/model/reference_category", "3 categories")
         refused(lambda c: c["model"].update(categories=3, reference_category=5), "/model/reference_category",
                 "/model/categories is 3")
-        refused(lambda c: c.update(model={"likelihood": "bernoulli_logit", "reference_category": 1}),
+        refused(lambda c: c.update(model={"likelihood": "bernoulli_logit", "reference_category": 2}),
                 "/model/reference_category", "categorical_logit likelihood only")
+        refused(lambda c: c.update(model={"likelihood": "bernoulli_logit", "categories": 3}),
+                "/model/categories", "categorical_logit likelihood only")
         refused(lambda c: c["inference"].update(method="exact"), "/inference/method", "monte_carlo")
         refused(lambda c: c["data"].update(offset="x3"), "/data/offset", "takes no offset")
         refused(lambda c: c.update(model={"likelihood": "categorical_logit", "formula": "y ~ x1 + (1 | x3)"},
