@@ -1,7 +1,8 @@
 """categorical_logit end to end (multinomial logit: brms's categorical, statsmodels' MNLogit):
 eval's log joint and gradient against a softmax written here in numpy (priors as scipy.stats
 logpdfs), for the first and another reference category, with explicit and default priors (the
-default intercept prior centered at the column means, category by category); what check reports
+default intercept prior centered at the column means, category by category) and hierarchical,
+per-term and per-category ones; K = 2 against bernoulli_logit on y - 1 (value and gradient); what check reports
 (K, rows per category, the parameter names); the Monte Carlo fit of the example data covering the
 truth it was drawn from (data/make_likelihood_data.py), under auto (fullrank) and meanfield;
 predict's probabilities, metrics and replicates against numbers computed from draws.csv;
@@ -151,6 +152,28 @@ class Categorical(BinaryTestCase):
         cfg["inference"]["output_draws"] = 20
         p = run(["fit", self.write_config(cfg, "fit.json"), "--quiet", "--threads", "1"])
         self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_two_categories_are_bernoulli_logit(self):
+        # K = 2, reference 1: P(y = 2) = expit(alpha.2 + x . beta.2), bernoulli_logit's on y - 1.
+        with open(SOURCE_DIR + "/data/lik_bernoulli_logit.csv") as f:
+            rows = list(csv.DictReader(f))
+        shifted = self.write("two.csv", "x1,x2,x3,y\n" + "".join(
+            "%s,%s,%s,%d\n" % (r["x1"], r["x2"], r["x3"], int(r["y"]) + 1) for r in rows))
+        priors = {"alpha": {"normal": {"loc": 0, "scale": 2.5}}, "beta": {"normal": {"loc": 0, "scale": 2.5}}}
+        point = [0.3, -0.8, 0.45, 1.2]
+        got = {}
+        for lik, csv_path, cols in (("categorical_logit", shifted, ["alpha.2", "beta.2.1", "beta.2.2", "beta.2.3"]),
+                                    ("bernoulli_logit", SOURCE_DIR + "/data/lik_bernoulli_logit.csv",
+                                     ["alpha", "beta.1", "beta.2", "beta.3"])):
+            cfg = {"data": {"csv": csv_path, "response": "y"},
+                   "model": {"likelihood": lik, "intercept": True, "priors": priors}}
+            text = ",".join(cols) + "\n" + ",".join(repr(v) for v in point) + "\n"
+            p = run(["eval", self.write_config(cfg, lik + ".json"), "--params", self.write(lik + ".csv", text),
+                     "--grad"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            row = read_csv_rows(p.stdout)[0]
+            got[lik] = [float(row["log_joint"])] + [float(row["grad." + c]) for c in cols]
+        np.testing.assert_allclose(got["categorical_logit"], got["bernoulli_logit"], rtol=1e-12)
 
     def test_check_reports_categories(self):
         p = run(["check", self.write_config(example_config())])
