@@ -39,12 +39,14 @@ void PointwiseLogLik::block(Eigen::Index r0, Eigen::Index m, Eigen::MatrixXd& et
     // The common case on whole columns: log sigmoid(t) = min(t, 0) - log1p(e), e = exp(-|t|) in
     // (0, 1], t = +-eta; log1p(e) = log(u) - ((u - 1) - e) / u with u = 1 + e (Goldberg's
     // correction, about an ulp), which Eigen vectorizes where libm's log1p is a call per value.
+    // In place (t in eta's column, e in out's): no allocation per row, the same operations.
     for (Eigen::Index i = 0; i < m; ++i) {
       const double sign = (*rows_.y)[r0 + i] > 0.5 ? 1.0 : -1.0;
-      const Eigen::ArrayXd t = sign * eta.col(i).array();
-      const Eigen::ArrayXd e = (-t.abs()).exp();
-      const Eigen::ArrayXd u = 1.0 + e;
-      out.col(i).array() = t.min(0.0) - (u.log() - ((u - 1.0) - e) / u);
+      auto t = eta.col(i).array();
+      auto e = out.col(i).array();
+      t *= sign;
+      e = (-t.abs()).exp();
+      e = t.min(0.0) - ((1.0 + e).log() - (((1.0 + e) - 1.0) - e) / (1.0 + e));
     }
     return;
   }
