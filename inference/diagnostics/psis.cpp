@@ -192,6 +192,23 @@ void select_top(const Eigen::Ref<const Eigen::VectorXd>& lr, std::size_t keep, P
   ws.top_v.resize(keep);
   const std::size_t stride = 4, sample = S / stride;
   const std::size_t above = keep / 3 + 1;
+  if (ws.cand_v.size() < S + 8) {
+    ws.cand_v.resize(S + 8);
+    ws.cand_i.resize(S + 8);
+  }
+  // The draws with lr >= c, in draw order, branch-free.
+  const auto gather = [&](double c) {
+    double* cv = ws.cand_v.data();
+    Index* ci = ws.cand_i.data();
+    std::size_t count = 0;
+    for (std::size_t s = 0; s < S; ++s) {
+      const double x = lr[static_cast<Index>(s)];
+      cv[count] = x;
+      ci[count] = static_cast<Index>(s);
+      count += x >= c ? 1 : 0;
+    }
+    return count;
+  };
   std::size_t n = 0;
   bool cut = false;
   if (sample > 2 * above) {
@@ -200,20 +217,7 @@ void select_top(const Eigen::Ref<const Eigen::VectorXd>& lr, std::size_t keep, P
     for (std::size_t j = 0; j < sample; ++j) v[j] = lr[static_cast<Index>(j * stride)];
     const auto at = v.end() - static_cast<std::ptrdiff_t>(above);
     std::nth_element(v.begin(), at, v.end());
-    const double c = *at;
-    // Padded to whole vectors with +inf, which no candidate's count sees (v_j < v_i is false).
-    if (ws.cand_v.size() < S + 8) {
-      ws.cand_v.resize(S + 8);
-      ws.cand_i.resize(S + 8);
-    }
-    double* cv = ws.cand_v.data();
-    Index* ci = ws.cand_i.data();
-    for (std::size_t s = 0; s < S; ++s) {
-      const double x = lr[static_cast<Index>(s)];
-      cv[n] = x;
-      ci[n] = static_cast<Index>(s);
-      n += x >= c ? 1 : 0;
-    }
+    n = gather(*at);
     cut = n >= keep;
   }
   if (cut && n <= kMaxRankCandidates) {
