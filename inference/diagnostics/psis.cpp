@@ -103,6 +103,29 @@ struct TailAnalysis {
   double log_threshold = kNaN;  // log u - max_log_ratio
 };
 
+// sum_i log u_i for u of a length that is a multiple of 8, by 8 lanes of products of up to 12
+// factors each and one log per lane and block: 12 times fewer logs, which were nearly all of the
+// GPD grid's time. The product's rounding (12 eps relative at most) is an absolute error of
+// ~1e-15 in the sum, as the logs' own; a block whose products leave [1e-280, 1e280] (or are
+// NaN: u <= 0) takes every log, so what the grid sees at the edges is unchanged.
+constexpr double kProductMinK = 1e-2;
+
+double log_sum_by_products(const Eigen::ArrayXd& u) {
+  const Index cols = u.size() / 8;
+  const Eigen::Map<const Eigen::Array<double, 8, Eigen::Dynamic>> a(u.data(), 8, cols);
+  double sum = 0;
+  for (Index c0 = 0; c0 < cols; c0 += 12) {
+    const Index c1 = std::min(cols, c0 + 12);
+    Eigen::Array<double, 8, 1> p = a.col(c0);
+    for (Index c = c0 + 1; c < c1; ++c) p *= a.col(c);
+    if ((p >= 1e-280).all() && (p <= 1e280).all())
+      sum += p.log().sum();
+    else
+      sum += a.middleCols(c0, c1 - c0).log().sum();
+  }
+  return sum;
+}
+
 // fit_generalized_pareto on valid exceedances (n >= 2, finite, >= 0, one > 0), sorting x in place.
 GeneralizedPareto fit_generalized_pareto_workspace(Eigen::VectorXd& x, bool weakly_informative_prior,
                                                    PsisWorkspace& ws) {
@@ -150,7 +173,10 @@ GeneralizedPareto fit_generalized_pareto_workspace(Eigen::VectorXd& x, bool weak
     } else {
       z = -theta[j] * xp;
       uu = 1.0 + z;
-      const double k = (uu.log() - ((uu - 1.0) - z) / uu).sum() / nd;
+      const double correction = (((uu - 1.0) - z) / uu).sum();
+      double k = (log_sum_by_products(uu) - correction) / nd;
+      // Where k is small (theta x small) its relative accuracy is what l feels: every log.
+      if (!(std::abs(k) >= kProductMinK)) k = (uu.log() - ((uu - 1.0) - z) / uu).sum() / nd;
       l = nd * (std::log(-theta[j] / k) - k - 1.0);
     }
     log_lik[j] = std::isnan(l) ? -kInf : l;  // a point with no likelihood gets no weight
