@@ -25,6 +25,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/read_file.hpp"
+#include "inference/reduce/collective_error.hpp"
 #include "models/prediction.hpp"
 #include "models/response_hash.hpp"
 #include "models/spec/config.hpp"
@@ -94,7 +95,18 @@ void kfold_fit(const std::string& config, const fs::path& out, const fs::path& l
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_s.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                    0644);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
+  // The fit is a process of its own, not a rank of this job: under mpirun the launcher's variables
+  // (OMPI_*, PMIX_*, PMI_*) would make it join an MPI job it is not part of.
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e; ++e) {
+    const std::string v(*e);
+    if (v.rfind("OMPI_", 0) == 0 || v.rfind("PMIX_", 0) == 0 || v.rfind("PMI_", 0) == 0) continue;
+    env_text.push_back(v);
+  }
+  std::vector<char*> envp;
+  for (std::string& v : env_text) envp.push_back(v.data());
+  envp.push_back(nullptr);
+  const int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw inference_error(fold, std::string("cannot start its fit (") + std::strerror(rc) + ")");
   int status = 0;
@@ -175,8 +187,6 @@ std::pair<double, double> kfold_total(const std::vector<double>& v) {
 
 int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   setup_logging(o.log_level);
-  if (comm.size() > 1)
-    throw usage_error("kfold runs its refits one process at a time; run it without mpirun (--threads N)");
   if (o.folds == 0 && o.group.empty()) throw usage_error("--folds K is required without --group");
   spec::Config config = spec::parse_config(o.config);
   refuse_weights(config, "kfold");
@@ -186,7 +196,14 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
     throw config_error("/model/likelihood", "kfold does not support the likelihood '" + config.model.likelihood + "' yet");
   const int threads = resolve_threads(o.threads);
   const fs::path dir(o.output);
-  kfold_mkdir(dir);
+  // Under mpirun the ranks share the folds out (rank r refits folds r, r + ranks, ...; the output
+  // folder must be one every rank sees) and the root writes the results. A fold's values do not
+  // depend on who computed them: every rank reads them back from the folds' values.csv, so any
+  // number of ranks gives the same bytes. Errors are agreed on (collectively) and reported once.
+  const bool root = comm.is_root();
+  reduce::collectively(comm, [&] {
+    if (root) kfold_mkdir(dir);
+  });
 
   const KfoldData data = read_kfold_data(config.data.csv, o.group);
   const std::size_t units = o.group.empty() ? data.records.size() : data.levels.size();
@@ -203,14 +220,17 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   for (std::size_t i = 0; i < fold_of.size(); ++i)
     folds_text += std::to_string(i + 1) + "," + std::to_string(fold_of[i] + 1) + "\n";
   const fs::path folds_csv = dir / "folds.csv";
-  if (fs::exists(folds_csv)) {
-    if (read_text_file(folds_csv.string()) != folds_text)
-      throw output_error(
-          folds_csv.string(),
-          "holds the folds of another run (other data, --folds, --group or --seed); use another --output");
-  } else {
-    write_file_atomically(folds_csv.string(), folds_text);
-  }
+  reduce::collectively(comm, [&] {
+    if (!root) return;
+    if (fs::exists(folds_csv)) {
+      if (read_text_file(folds_csv.string()) != folds_text)
+        throw output_error(
+            folds_csv.string(),
+            "holds the folds of another run (other data, --folds, --group or --seed); use another --output");
+    } else {
+      write_file_atomically(folds_csv.string(), folds_text);
+    }
+  });
 
   // Each fold's config: the config's own JSON with data.csv its training rows (absolute).
   nlohmann::json raw;
@@ -220,15 +240,16 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
     throw config_error("", "not valid JSON");  // parse_config has already refused it
   }
   std::vector<double> elpd(data.records.size(), NAN);
-  for (int k = 0; k < K; ++k) {
-    const std::string where = "fold " + std::to_string(k + 1) + " of " + std::to_string(K);
-    const fs::path fd = dir / ("fold_" + std::to_string(k + 1));
-    const fs::path values = fd / "values.csv";
-    std::vector<std::pair<Eigen::Index, double>> v;
-    if (fs::exists(values)) {
-      cli_logger().info(where + ": done in an earlier run");
-      v = kfold_read_values(values);
-    } else {
+  const auto fold_where = [K](int k) { return "fold " + std::to_string(k + 1) + " of " + std::to_string(K); };
+  reduce::collectively(comm, [&] {
+    for (int k = comm.rank(); k < K; k += comm.size()) {
+      const std::string where = fold_where(k);
+      const fs::path fd = dir / ("fold_" + std::to_string(k + 1));
+      const fs::path values = fd / "values.csv";
+      if (fs::exists(values)) {
+        cli_logger().info(where + ": done in an earlier run");
+        continue;
+      }
       kfold_mkdir(fd);
       write_file_atomically((fd / "train.csv").string(), kfold_file_text(data, fold_of, k, false));
       write_file_atomically((fd / "heldout.csv").string(), kfold_file_text(data, fold_of, k, true));
@@ -237,6 +258,7 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
       write_file_atomically((fd / "config.json").string(), c.dump(2) + "\n");
       if (!fs::exists(fd / "fit" / "summary.json"))
         kfold_fit((fd / "config.json").string(), fd / "fit", fd / "fit.log", threads, where);
+      std::vector<std::pair<Eigen::Index, double>> v;
       try {
         v = kfold_lpd((fd / "config.json").string(), (fd / "fit").string(), (fd / "heldout.csv").string(),
                       threads, nullptr);
@@ -249,62 +271,70 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
         if (fold_of[i] == k) original.push_back(static_cast<Eigen::Index>(i));
       for (auto& [row, lpd] : v) row = original[static_cast<std::size_t>(row)];
       kfold_write_values(values, v);
+      cli_logger().info(where + " done (" + std::to_string(v.size()) + " rows held out)");
     }
-    for (const auto& [row, lpd] : v) elpd[static_cast<std::size_t>(row)] = lpd;
-    cli_logger().info(where + " done (" + std::to_string(v.size()) + " rows held out)");
-  }
+  });
+  // Every fold's values as written (the text round-trips: the same doubles whoever computed them).
+  reduce::collectively(comm, [&] {
+    for (int k = 0; k < K; ++k)
+      for (const auto& [row, lpd] : kfold_read_values(dir / ("fold_" + std::to_string(k + 1)) / "values.csv"))
+        elpd[static_cast<std::size_t>(row)] = lpd;
+  });
+  // The full data's fit and the results: the root's (the other ranks wait for its outcome).
+  reduce::collectively(comm, [&] {
+    if (!root) return;
+    // The full data's fit: lpd for p_kfold = lpd - elpd_kfold, as loo's kfold reports it.
+    const fs::path full = dir / "full";
+    kfold_mkdir(full);
+    if (!fs::exists(full / "fit" / "summary.json"))
+      kfold_fit(kfold_absolute(o.config), full / "fit", full / "fit.log", threads, "the fit of all rows");
+    models::ResponseHash hash;
+    const auto full_lpd = kfold_lpd(o.config, (full / "fit").string(), config.data.csv, threads, &hash);
 
-  // The full data's fit: lpd for p_kfold = lpd - elpd_kfold, as loo's kfold reports it.
-  const fs::path full = dir / "full";
-  kfold_mkdir(full);
-  if (!fs::exists(full / "fit" / "summary.json"))
-    kfold_fit(kfold_absolute(o.config), full / "fit", full / "fit.log", threads, "the fit of all rows");
-  models::ResponseHash hash;
-  const auto full_lpd = kfold_lpd(o.config, (full / "fit").string(), config.data.csv, threads, &hash);
-
-  std::vector<double> e, p;
-  std::string pointwise = "row,elpd_kfold,p_kfold,kfoldic,fold\n";
-  for (const auto& [row, lpd] : full_lpd) {
-    const double ek = elpd[static_cast<std::size_t>(row)];
-    if (std::isnan(ek))
-      throw data_error(file_line(config.data.csv, static_cast<long>(row) + 2),
-                       "a row the fit of all rows uses and no fold predicted");
-    e.push_back(ek);
-    p.push_back(lpd - ek);
-    pointwise += std::to_string(row + 1) + ",";
-    append_number(pointwise, ek);
-    pointwise += ",";
-    append_number(pointwise, lpd - ek);
-    pointwise += ",";
-    append_number(pointwise, -2 * ek);
-    pointwise += "," + std::to_string(fold_of[static_cast<std::size_t>(row)] + 1) + "\n";
-  }
-  const auto [elpd_sum, elpd_se] = kfold_total(e);
-  const auto [p_sum, p_se] = kfold_total(p);
-  const fs::path pointwise_csv = dir / "pointwise.csv";
-  write_file_atomically(pointwise_csv.string(), pointwise);
-  KfoldJson d;
-  d["elpd_kfold"] = elpd_sum;
-  d["se_elpd_kfold"] = elpd_se;
-  d["p_kfold"] = p_sum;
-  d["se_p_kfold"] = p_se;
-  d["kfoldic"] = -2 * elpd_sum;
-  d["se_kfoldic"] = 2 * elpd_se;
-  d["rows"] = e.size();
-  d["folds"] = K;
-  d["group"] = o.group.empty() ? KfoldJson(nullptr) : KfoldJson(o.group);
-  d["seed"] = seed;
-  d["method"] = "kfold";
-  d["config"] = kfold_absolute(o.config);
-  d["likelihood"] = config.model.likelihood;
-  d["response"] = models::read_fit((full / "fit").string()).response;
-  d["response_hash"] = hash.text();
-  d["pointwise_file"] = kfold_absolute(pointwise_csv.string());
-  d["version"] = kVersion;
-  const std::string doc = d.dump(2) + "\n";
-  write_file_atomically((dir / "kfold.json").string(), doc);
-  if (std::fwrite(doc.data(), 1, doc.size(), stdout) != doc.size() || std::fflush(stdout) != 0)
-    throw output_error("stdout", "cannot write the result");
+    std::vector<double> e, p;
+    std::string pointwise = "row,elpd_kfold,p_kfold,kfoldic,fold\n";
+    for (const auto& [row, lpd] : full_lpd) {
+      const double ek = elpd[static_cast<std::size_t>(row)];
+      if (std::isnan(ek))
+        throw data_error(file_line(config.data.csv, static_cast<long>(row) + 2),
+                         "a row the fit of all rows uses and no fold predicted");
+      e.push_back(ek);
+      p.push_back(lpd - ek);
+      pointwise += std::to_string(row + 1) + ",";
+      append_number(pointwise, ek);
+      pointwise += ",";
+      append_number(pointwise, lpd - ek);
+      pointwise += ",";
+      append_number(pointwise, -2 * ek);
+      pointwise += "," + std::to_string(fold_of[static_cast<std::size_t>(row)] + 1) + "\n";
+    }
+    const auto [elpd_sum, elpd_se] = kfold_total(e);
+    const auto [p_sum, p_se] = kfold_total(p);
+    const fs::path pointwise_csv = dir / "pointwise.csv";
+    write_file_atomically(pointwise_csv.string(), pointwise);
+    KfoldJson d;
+    d["elpd_kfold"] = elpd_sum;
+    d["se_elpd_kfold"] = elpd_se;
+    d["p_kfold"] = p_sum;
+    d["se_p_kfold"] = p_se;
+    d["kfoldic"] = -2 * elpd_sum;
+    d["se_kfoldic"] = 2 * elpd_se;
+    d["rows"] = e.size();
+    d["folds"] = K;
+    d["group"] = o.group.empty() ? KfoldJson(nullptr) : KfoldJson(o.group);
+    d["seed"] = seed;
+    d["method"] = "kfold";
+    d["config"] = kfold_absolute(o.config);
+    d["likelihood"] = config.model.likelihood;
+    d["response"] = models::read_fit((full / "fit").string()).response;
+    d["response_hash"] = hash.text();
+    d["pointwise_file"] = kfold_absolute(pointwise_csv.string());
+    d["version"] = kVersion;
+    const std::string doc = d.dump(2) + "\n";
+    write_file_atomically((dir / "kfold.json").string(), doc);
+    if (std::fwrite(doc.data(), 1, doc.size(), stdout) != doc.size() || std::fflush(stdout) != 0)
+      throw output_error("stdout", "cannot write the result");
+  });
   return 0;
 }
 

@@ -1,6 +1,10 @@
 #include "models/pointwise_log_lik.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
+
+#include "inference/ad/packet_log1p.hpp"
 
 #include "common/error.hpp"
 
@@ -37,14 +41,28 @@ void PointwiseLogLik::block(Eigen::Index r0, Eigen::Index m, Eigen::MatrixXd& et
   const Eigen::VectorXd& scale = predictors_.scale;
   if (family_.kind() == PredictFamily::Kind::bernoulli_logit && !rows_.offset) {
     // The common case on whole columns: log sigmoid(t) = min(t, 0) - log1p(e), e = exp(-|t|) in
-    // (0, 1], t = +-eta; log1p(e) = log(u) - ((u - 1) - e) / u with u = 1 + e (Goldberg's
-    // correction, about an ulp), which Eigen vectorizes where libm's log1p is a call per value.
+    // (0, 1], t = +-eta, by packets: log1p(e) by the fit's own kernel for e in [0, 1]
+    // (packet_log1p_unit, within 4e-16 of log1p, no division), a remainder of S mod the packet
+    // size by libm. No allocation per row.
+    namespace ei = Eigen::internal;
+    using Packet = ei::packet_traits<double>::type;
+    constexpr Eigen::Index W = ei::unpacket_traits<Packet>::size;
+    const Packet zero = ei::pset1<Packet>(0.0);
     for (Eigen::Index i = 0; i < m; ++i) {
       const double sign = (*rows_.y)[r0 + i] > 0.5 ? 1.0 : -1.0;
-      const Eigen::ArrayXd t = sign * eta.col(i).array();
-      const Eigen::ArrayXd e = (-t.abs()).exp();
-      const Eigen::ArrayXd u = 1.0 + e;
-      out.col(i).array() = t.min(0.0) - (u.log() - ((u - 1.0) - e) / u);
+      const Packet sg = ei::pset1<Packet>(sign);
+      const double* tc = eta.col(i).data();
+      double* oc = out.col(i).data();
+      Eigen::Index s = 0;
+      for (; s + W <= S; s += W) {
+        const Packet t = ei::pmul(sg, ei::ploadu<Packet>(tc + s));
+        const Packet e = ei::pexp(ei::pnegate(ei::pabs(t)));
+        ei::pstoreu(oc + s, ei::psub(ei::pmin(t, zero), ad::packet_log1p_unit(e)));
+      }
+      for (; s < S; ++s) {
+        const double t = sign * tc[s];
+        oc[s] = std::min(t, 0.0) - std::log1p(std::exp(-std::abs(t)));
+      }
     }
     return;
   }

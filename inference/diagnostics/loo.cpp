@@ -1,5 +1,7 @@
 #include "inference/diagnostics/loo.hpp"
 
+#include "inference/diagnostics/psis_loo.hpp"
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -26,6 +28,17 @@ LooPoint loo_point(const Eigen::Ref<const Eigen::VectorXd>& log_lik,
   if (log_correction.size() != 0 && log_correction.size() != S)
     throw std::invalid_argument("loo_point: the correction has another number of draws");
   LooPoint p;
+  // The common case (finite values, a fitted tail) without forming the weights.
+  PsisLooSums sums;
+  if (psis_loo_sums(log_lik, log_correction, &sums)) {
+    p.pareto_k = sums.fit.k;
+    p.status = sums.fit.status;
+    p.elpd_loo = sums.elpd_loo;
+    p.lpd = sums.lpd;
+    p.p_loo = p.lpd - p.elpd_loo;
+    p.looic = -2.0 * p.elpd_loo;
+    return p;
+  }
   // log r_s = correction_s - log p(y_i | theta_s); psis_log_weights shifts by the maximum itself.
   Eigen::VectorXd log_ratios = -log_lik;
   if (log_correction.size() != 0) log_ratios += log_correction;

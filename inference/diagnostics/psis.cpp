@@ -1,7 +1,10 @@
 #include "inference/diagnostics/psis.hpp"
 
+#include "inference/diagnostics/psis_loo.hpp"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -62,11 +65,25 @@ double profile_k(double theta, const Eigen::VectorXd& x) {
 struct PsisWorkspace {
   std::vector<std::pair<double, Index>> pairs;  // (log ratio, draw) candidates for the tail
   std::vector<double> sample;                   // the cut's sample of every 4th draw
+  std::vector<double> cand_v;                   // the candidates' log ratios and draws
+  std::vector<Index> cand_i;
   std::vector<Index> top;                       // the M + 1 largest draws, ascending
+  std::vector<double> top_v;                    // their log ratios
+  std::vector<std::int64_t> rank;               // the candidates' ranks
   Eigen::VectorXd x;                            // exceedances
   Eigen::ArrayXd grid_z, grid_u;                // the profile's -theta x and 1 - theta x
+  Eigen::VectorXd grid_theta, grid_log_lik, grid_root;
+  Eigen::ArrayXd grid_x;                        // x padded to whole packets
   Eigen::ArrayXd log_1mp;                       // log1p(-(z - 1/2) / n), z = 1..n, for the last n
-  Eigen::ArrayXd smoothed, q;
+  Index log_1mp_n = 0;
+  Eigen::ArrayXd smoothed, smoothed_full, q, qa, qe;
+  // psis_loo_sums': the correction it last saw, W = exp(c - max c), and the log ratios.
+  Eigen::VectorXd correction;
+  Eigen::ArrayXd correction_weight;
+  double correction_max = 0;
+  Eigen::VectorXd lr;
+  Eigen::ArrayXd row_exp;
+  Eigen::ArrayXd x_lw, x_a, x_e, x_full;        // analyse_tail's exceedances
   Eigen::VectorXd log_ratios, lw;               // loo_point's
 };
 
@@ -86,6 +103,29 @@ struct TailAnalysis {
   double log_threshold = kNaN;  // log u - max_log_ratio
 };
 
+// sum_i log u_i for u of a length that is a multiple of 8, by 8 lanes of products of up to 12
+// factors each and one log per lane and block: 12 times fewer logs, which were nearly all of the
+// GPD grid's time. The product's rounding (12 eps relative at most) is an absolute error of
+// ~1e-15 in the sum, as the logs' own; a block whose products leave [1e-280, 1e280] (or are
+// NaN: u <= 0) takes every log, so what the grid sees at the edges is unchanged.
+constexpr double kProductMinK = 1e-2;
+
+double log_sum_by_products(const Eigen::ArrayXd& u) {
+  const Index cols = u.size() / 8;
+  const Eigen::Map<const Eigen::Array<double, 8, Eigen::Dynamic>> a(u.data(), 8, cols);
+  double sum = 0;
+  for (Index c0 = 0; c0 < cols; c0 += 12) {
+    const Index c1 = std::min(cols, c0 + 12);
+    Eigen::Array<double, 8, 1> p = a.col(c0);
+    for (Index c = c0 + 1; c < c1; ++c) p *= a.col(c);
+    if ((p >= 1e-280).all() && (p <= 1e280).all())
+      sum += p.log().sum();
+    else
+      sum += a.middleCols(c0, c1 - c0).log().sum();
+  }
+  return sum;
+}
+
 // fit_generalized_pareto on valid exceedances (n >= 2, finite, >= 0, one > 0), sorting x in place.
 GeneralizedPareto fit_generalized_pareto_workspace(Eigen::VectorXd& x, bool weakly_informative_prior,
                                                    PsisWorkspace& ws) {
@@ -103,25 +143,41 @@ GeneralizedPareto fit_generalized_pareto_workspace(Eigen::VectorXd& x, bool weak
   // theta_j = 1/x_(n) + (1 - sqrt(m / (j - 1/2))) / (3 x*), j = 1..m: all < 1/x_(n), where the
   // likelihood lives (1 - theta x_i > 0 for every i).
   const Index m = kMinGridPoints + static_cast<Index>(std::floor(std::sqrt(static_cast<double>(n))));
-  Eigen::VectorXd theta(m), log_lik(m);
+  Eigen::VectorXd& theta = ws.grid_theta;
+  Eigen::VectorXd& log_lik = ws.grid_log_lik;
+  theta.resize(m);
+  log_lik.resize(m);
   const double mean_x = x.mean();
-  for (Index j = 0; j < m; ++j)
-    theta[j] = 1.0 / x_max + (1.0 - std::sqrt(static_cast<double>(m) / (static_cast<double>(j + 1) - 0.5))) /
-                                 (kGridPriorScale * x_star);
-  // k(theta_j) by profile_k's very operations (so the same bits), on the workspace's arrays.
+  Eigen::VectorXd& root = ws.grid_root;  // sqrt(m / (j - 1/2)): depends on m alone, kept
+  if (root.size() != m) {
+    root.resize(m);
+    for (Index j = 0; j < m; ++j) root[j] = std::sqrt(static_cast<double>(m) / (static_cast<double>(j + 1) - 0.5));
+  }
+  for (Index j = 0; j < m; ++j) theta[j] = 1.0 / x_max + (1.0 - root[j]) / (kGridPriorScale * x_star);
+  // Profile log likelihood l(theta) = n (log(-theta / k(theta)) - k(theta) - 1); at theta = 0
+  // its limit, the exponential distribution's n (-log mean(x) - 1). k(theta) by profile_k's
+  // operations on the workspace's arrays, with x padded by zeros to whole SIMD packets (a zero
+  // adds log(1) - 0 = 0 to the sum): Eigen does a remainder of n mod 8 with a libm call per value,
+  // which was most of this grid's time (39 x 7 scalar logs per loo row at n = 95).
+  const Index padded = (n + 15) / 16 * 16;
+  Eigen::ArrayXd& xp = ws.grid_x;
+  xp.setZero(padded);
+  xp.head(n) = x.array();
   Eigen::ArrayXd& z = ws.grid_z;
   Eigen::ArrayXd& uu = ws.grid_u;
+  const double nd = static_cast<double>(n);
   for (Index j = 0; j < m; ++j) {
-    // Profile log likelihood l(theta) = n (log(-theta / k(theta)) - k(theta) - 1); at theta = 0
-    // its limit, the exponential distribution's n (-log mean(x) - 1).
     double l;
     if (theta[j] == 0.0) {
-      l = static_cast<double>(n) * (-std::log(mean_x) - 1.0);
+      l = nd * (-std::log(mean_x) - 1.0);
     } else {
-      z = -theta[j] * x.array();
+      z = -theta[j] * xp;
       uu = 1.0 + z;
-      const double k = (uu.log() - ((uu - 1.0) - z) / uu).mean();
-      l = static_cast<double>(n) * (std::log(-theta[j] / k) - k - 1.0);
+      const double correction = (((uu - 1.0) - z) / uu).sum();
+      double k = (log_sum_by_products(uu) - correction) / nd;
+      // Where k is small (theta x small) its relative accuracy is what l feels: every log.
+      if (!(std::abs(k) >= kProductMinK)) k = (uu.log() - ((uu - 1.0) - z) / uu).sum() / nd;
+      l = nd * (std::log(-theta[j] / k) - k - 1.0);
     }
     log_lik[j] = std::isnan(l) ? -kInf : l;  // a point with no likelihood gets no weight
   }
@@ -137,43 +193,106 @@ GeneralizedPareto fit_generalized_pareto_workspace(Eigen::VectorXd& x, bool weak
     fit.sigma = -fit.k / theta_hat;
   }
   if (weakly_informative_prior) {
-    const double nd = static_cast<double>(n);
     fit.k = (nd * fit.k + kPriorObservations * kPriorK) / (nd + kPriorObservations);
   }
   return fit;
 }
 
-// Fills `pairs` with (lr[s], s) for a set of draws that holds the `keep` largest by (ratio,
-// draw): all S draws, or, when a cut c taken from every 4th draw leaves at least `keep` draws
-// with lr >= c, just those (the keep-th largest ratio is then >= c, so every draw of the top
-// `keep` passes the cut, and the selection on the smaller set picks the same draws in the same
-// order). The cut's pass is branch-free; the selection over all S draws it replaces
-// mispredicted half its comparisons (loo calls this once per data row).
-// Returns how many of `pairs` were filled; `pairs` keeps S entries (growing it back from the
-// previous row's count would zero it again, every row).
-std::size_t select_top(const Eigen::Ref<const Eigen::VectorXd>& lr, std::size_t keep,
-                       std::vector<std::pair<double, Index>>& pairs, std::vector<double>& v) {
+// The M + 1 = `keep` largest draws by (log ratio, draw), ascending, into ws.top (draws) and
+// ws.top_v (their log ratios): the draws a full sort by (ratio, draw) puts last, in its order.
+// (loo calls this once per data row: a full sort of S indices was half of its time, then an
+// nth_element and a sort of (ratio, draw) pairs were a quarter, mostly mispredicted branches.)
+//
+// A cut c is taken from every 4th draw: the sample's (keep / 3 + 1)-th largest, so about 4 keep / 3
+// draws have lr >= c (a branch-free pass collects them, in draw order). When there are at least
+// `keep` of them the keep-th largest ratio is >= c, so every draw of the top passes the cut.
+// Between `keep` and kMaxRankCandidates candidates, each one's rank among them is counted
+// (#{j : (v_j, j) < (v_i, i)}: branch-free comparisons the compiler vectorizes, C^2 of them),
+// which places the top directly. Otherwise (the cut kept too few, or S is small or large) an
+// nth_element and a sort of (ratio, draw) pairs over the candidates, or over all draws.
+constexpr std::size_t kMaxRankCandidates = 320;
+
+void select_top(const Eigen::Ref<const Eigen::VectorXd>& lr, std::size_t keep, PsisWorkspace& ws) {
   const auto S = static_cast<std::size_t>(lr.size());
-  if (pairs.size() < S) pairs.resize(S);
+  ws.top.resize(keep);
+  ws.top_v.resize(keep);
   const std::size_t stride = 4, sample = S / stride;
-  // About twice the expected share of the top in the sample, so the cut rarely keeps too few.
-  const std::size_t above = 2 * keep / stride + 1;
+  const std::size_t above = keep / 3 + 1;
+  if (ws.cand_v.size() < S + 8) {
+    ws.cand_v.resize(S + 8);
+    ws.cand_i.resize(S + 8);
+  }
+  // The draws with lr >= c, in draw order, branch-free.
+  const auto gather = [&](double c) {
+    double* cv = ws.cand_v.data();
+    Index* ci = ws.cand_i.data();
+    std::size_t count = 0;
+    for (std::size_t s = 0; s < S; ++s) {
+      const double x = lr[static_cast<Index>(s)];
+      cv[count] = x;
+      ci[count] = static_cast<Index>(s);
+      count += x >= c ? 1 : 0;
+    }
+    return count;
+  };
+  std::size_t n = 0;
+  bool cut = false;
   if (sample > 2 * above) {
+    std::vector<double>& v = ws.sample;
     v.resize(sample);
     for (std::size_t j = 0; j < sample; ++j) v[j] = lr[static_cast<Index>(j * stride)];
     const auto at = v.end() - static_cast<std::ptrdiff_t>(above);
     std::nth_element(v.begin(), at, v.end());
-    const double c = *at;
-    std::size_t n = 0;
-    for (std::size_t s = 0; s < S; ++s) {
-      const double x = lr[static_cast<Index>(s)];
-      pairs[n] = {x, static_cast<Index>(s)};
-      n += x >= c ? 1 : 0;
-    }
-    if (n >= keep) return n;
+    n = gather(*at);
+    cut = n >= keep;
   }
-  for (std::size_t s = 0; s < S; ++s) pairs[s] = {lr[static_cast<Index>(s)], static_cast<Index>(s)};
-  return S;
+  if (cut && n <= kMaxRankCandidates) {
+    double* cv = ws.cand_v.data();
+    const Index* ci = ws.cand_i.data();
+    const std::size_t padded = (n + 7) / 8 * 8;
+    for (std::size_t j = n; j < padded; ++j) cv[j] = kInf;
+    const auto offset = static_cast<std::int64_t>(n - keep);
+    // below_i = #{j : v_j < v_i}. Without ties these are 0..n-1, each once, and sum to
+    // n (n - 1) / 2; a tie gives its values one rank and lowers the sum, and then the earlier
+    // draws of a tied ratio are counted as below (the strict order by (ratio, draw)).
+    std::vector<std::int64_t>& rank = ws.rank;
+    rank.resize(n);
+    std::int64_t rank_sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double vi = cv[i];
+      std::int64_t below = 0;
+      for (std::size_t j = 0; j < padded; ++j) below += cv[j] < vi ? 1 : 0;
+      rank[i] = below;
+      rank_sum += below;
+    }
+    if (rank_sum != static_cast<std::int64_t>(n * (n - 1) / 2))
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < i; ++j) rank[i] += cv[j] == cv[i] ? 1 : 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t pos = rank[i] - offset;
+      if (pos >= 0) {
+        ws.top[static_cast<std::size_t>(pos)] = ci[i];
+        ws.top_v[static_cast<std::size_t>(pos)] = cv[i];
+      }
+    }
+    return;
+  }
+  std::vector<std::pair<double, Index>>& pairs = ws.pairs;
+  if (pairs.size() < S) pairs.resize(S);
+  if (cut) {
+    for (std::size_t j = 0; j < n; ++j) pairs[j] = {ws.cand_v[j], ws.cand_i[j]};
+  } else {
+    for (std::size_t s = 0; s < S; ++s) pairs[s] = {lr[static_cast<Index>(s)], static_cast<Index>(s)};
+    n = S;
+  }
+  const auto end = pairs.begin() + static_cast<std::ptrdiff_t>(n);
+  const auto threshold = end - static_cast<std::ptrdiff_t>(keep);
+  std::nth_element(pairs.begin(), threshold, end);  // pair's < : by ratio, ties by draw
+  std::sort(threshold, end);
+  for (std::size_t j = 0; j < keep; ++j) {
+    ws.top[j] = threshold[static_cast<std::ptrdiff_t>(j)].second;
+    ws.top_v[j] = threshold[static_cast<std::ptrdiff_t>(j)].first;
+  }
 }
 
 TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr, PsisWorkspace& ws) {
@@ -188,27 +307,13 @@ TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr, PsisWorks
 
   t.fit.status = ParetoStatus::too_few_tail_draws;
   const Index M = psis_tail_length(S);
-  // Only the threshold and the tail above it are read in sorted order: a selection puts the
-  // threshold draw in its place and the tail above it, and only those M + 1 are sorted (loo calls
-  // this once per data row: a full sort of S indices was half of its time). The order is a strict
-  // total one (ties by index), so the draws are those a full sort puts there.
+  // Only the threshold and the tail above it are read in sorted order (select_top). The order is
+  // a strict total one (ties by index), so the draws are those a full sort puts there.
   if (M < kMinTailDraws) {  // also S = 0; M < S whenever M >= 5
     if (S > 0) t.max_log_ratio = lr.maxCoeff();
     return t;
   }
-  {
-    // On (ratio, draw) pairs: contiguous values compare faster than indices into lr.
-    std::vector<std::pair<double, Index>>& pairs = ws.pairs;
-    const std::size_t keep = static_cast<std::size_t>(M + 1);
-    // select_top fills (and may reallocate) `pairs`: call it before taking an iterator into it.
-    const std::size_t candidates = select_top(lr, keep, pairs, ws.sample);
-    const auto end = pairs.begin() + static_cast<std::ptrdiff_t>(candidates);
-    const auto threshold = end - static_cast<std::ptrdiff_t>(keep);
-    std::nth_element(pairs.begin(), threshold, end);  // pair's < : by ratio, ties by draw
-    std::sort(threshold, end);
-    ws.top.resize(keep);
-    for (std::size_t j = 0; j < keep; ++j) ws.top[j] = threshold[static_cast<std::ptrdiff_t>(j)].second;
-  }
+  select_top(lr, static_cast<std::size_t>(M + 1), ws);
   const std::vector<Index>& top = ws.top;
   t.top = &top;
   t.max_log_ratio = lr[top.back()];
@@ -239,19 +344,88 @@ TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr, PsisWorks
 
   // x = (r - u) / r_max = e^lw (1 - e^(lw_u - lw)) with lw = log r - log r_max <= 0: no overflow,
   // and -expm1 keeps the relative accuracy of exceedances just above u that e^lw - e^lw_u loses.
-  // (Kept scalar: k-hat is ill-conditioned in x, an ulp of x moves it by ~1e-14, and the
-  // vectorized expm1 would change x by an ulp or two.)
+  // On arrays (a libm call per value was 5 % of loo): expm1(a) by Kahan's trick as in
+  // smoothed_tail, to an ulp or two (k-hat moves by ~1e-14: it is ill-conditioned in x).
   Eigen::VectorXd& x = ws.x;
-  x.resize(n);
-  for (Index j = 0; j < n; ++j) {
-    const double lw = lr[top[first + static_cast<std::size_t>(j)]] - max_lr;
-    x[j] = std::exp(lw) * -std::expm1(t.log_threshold - lw);
-  }
+  Eigen::ArrayXd& lw = ws.x_lw;
+  Eigen::ArrayXd& a = ws.x_a;
+  Eigen::ArrayXd& e = ws.x_e;
+  // Padded to whole packets with lw = 0 (harmless values) so that Eigen leaves no remainder to libm.
+  const Index padded = (n + 15) / 16 * 16;
+  lw.setZero(padded);
+  lw.head(n) = Eigen::Map<const Eigen::ArrayXd>(ws.top_v.data() + first, n) - max_lr;
+  a = t.log_threshold - lw;  // in [-708.4, 0): e^a is a normal number
+  e = a.exp();
+  ws.x_full = lw.exp() * ((1.0 - e) * a / e.log());
+  x = ws.x_full.head(n).matrix();
+  for (Index j = 0; j < n; ++j)
+    if (e[j] == 1.0) x[j] = std::exp(lw[j]) * -a[j];  // expm1(a) = a where e^a rounds to 1
   const GeneralizedPareto gpd = fit_generalized_pareto_workspace(x, /*weakly_informative_prior=*/true, ws);
   // The fit cannot give NaN for valid exceedances; if it ever does, fail safe as loo does.
   const double k = std::isnan(gpd.k) ? kInf : gpd.k;
   t.fit = {k, gpd.sigma, n, ParetoStatus::fitted};
   return t;
+}
+
+// The smoothed tail of a fitted analysis (finite k), ascending: entry z is the smoothed log weight,
+// on the scale where the largest raw ratio is 1, of draw top[first_tail + z]. In ws.smoothed.
+const Eigen::ArrayXd& smoothed_tail(const TailAnalysis& t, PsisWorkspace& ws) {
+  const Index n = t.fit.tail_length;
+  const double k = t.fit.k, sigma = t.fit.sigma;
+  const double* tail_v = ws.top_v.data() + t.first_tail;
+  // Smoothed tail in the raw ratios' order: log(u + F^{-1}((z - 1/2) / n)) on the scale where
+  // the largest raw ratio is 1, truncated there (Vehtari et al. 2024, Sec. 3), for z = 1..n at
+  // once. log1p(-p_z) depends on n alone (95 for every row when S = 1000): kept from the last row.
+  // Arrays padded to whole packets (the padding repeats the last value) so that Eigen leaves no
+  // remainder to libm; smoothed keeps the first n.
+  const Index padded = (n + 15) / 16 * 16;
+  Eigen::ArrayXd& log_1mp = ws.log_1mp;
+  if (ws.log_1mp_n != n) {
+    log_1mp.resize(padded);
+    for (Index z = 0; z < n; ++z)
+      log_1mp[z] = std::log1p(-(static_cast<double>(z) + 0.5) / static_cast<double>(n));
+    log_1mp.tail(padded - n).setConstant(log_1mp[n - 1]);
+    ws.log_1mp_n = n;
+  }
+  // F^{-1}(p) = sigma expm1(-k log1p(-p)) / k (generalized_pareto_quantile), with expm1(a) =
+  // (e^a - 1) a / log(e^a) (Kahan's trick, to an ulp or two; a itself where e^a rounds to 1),
+  // which Eigen vectorizes where std::expm1 is a call per value.
+  Eigen::ArrayXd& q = ws.q;
+  if (k == 0.0) {
+    q = -sigma * log_1mp;
+  } else {
+    Eigen::ArrayXd& a = ws.qa;
+    Eigen::ArrayXd& e = ws.qe;
+    a = -k * log_1mp;
+    e = a.exp();
+    // e = 0 or +inf (|k| > 100, not a fit PSIS makes): expm1 is -1 or +inf, what e - 1 gives.
+    // (The quotient on the whole array, then the exceptions: Eigen's select would evaluate its
+    // branches one value at a time.)
+    q = (e - 1.0) * a / e.log();
+    for (Index z = 0; z < padded; ++z)
+      if (e[z] == 1.0) q[z] = a[z];
+      else if (e[z] == 0.0 || e[z] == kInf) q[z] = e[z] - 1.0;
+    q = q * sigma / k;
+  }
+  // log(u + q) = log(e^lt + q) with u = e^lt <= 1 and q >= 0: no overflow, and the absolute
+  // error of a log weight (what exp() of it feels) is an ulp or two, as log1p-based log-add-exp.
+  Eigen::ArrayXd& smoothed = ws.smoothed;
+  ws.smoothed_full = (std::exp(t.log_threshold) + q).log().min(0.0);
+  smoothed = ws.smoothed_full.head(n);
+  // Tied raw ratios share the mean of their smoothed weights. Averages over consecutive runs of
+  // a sorted sequence stay sorted, so the weights remain monotone in the raw ratios.
+  for (Index a = 0; a < n;) {
+    Index b = a + 1;
+    const double value = tail_v[a];
+    while (b < n && tail_v[b] == value) ++b;
+    if (b - a > 1) {
+      const double mean =
+          log_sum_exp(smoothed.segment(a, b - a).matrix()) - std::log(static_cast<double>(b - a));
+      smoothed.segment(a, b - a).setConstant(mean);
+    }
+    a = b;
+  }
+  return smoothed;
 }
 
 }  // namespace
@@ -318,50 +492,71 @@ Eigen::VectorXd psis_log_weights(const Eigen::Ref<const Eigen::VectorXd>& log_ra
   if (t.fit.status == ParetoStatus::fitted && std::isfinite(t.fit.k)) {
     const Index n = t.fit.tail_length;
     const std::vector<Index>& top = *t.top;
-    const double k = t.fit.k, sigma = t.fit.sigma;
-    // Smoothed tail in the raw ratios' order: log(u + F^{-1}((z - 1/2) / n)) on the scale where
-    // the largest raw ratio is 1, truncated there (Vehtari et al. 2024, Sec. 3), for z = 1..n at
-    // once. log1p(-p_z) depends on n alone (95 for every row when S = 1000): kept from the last row.
-    Eigen::ArrayXd& log_1mp = ws.log_1mp;
-    if (log_1mp.size() != n) {
-      log_1mp.resize(n);
-      for (Index z = 0; z < n; ++z)
-        log_1mp[z] = std::log1p(-(static_cast<double>(z) + 0.5) / static_cast<double>(n));
-    }
-    // F^{-1}(p) = sigma expm1(-k log1p(-p)) / k (generalized_pareto_quantile), with expm1(a) =
-    // (e^a - 1) a / log(e^a) (Kahan's trick, to an ulp or two; a itself where e^a rounds to 1),
-    // which Eigen vectorizes where std::expm1 is a call per value.
-    Eigen::ArrayXd& q = ws.q;
-    if (k == 0.0) {
-      q = -sigma * log_1mp;
-    } else {
-      const Eigen::ArrayXd a = -k * log_1mp;
-      const Eigen::ArrayXd e = a.exp();
-      // e = 0 or +inf (|k| > 100, not a fit PSIS makes): expm1 is -1 or +inf, what e - 1 gives.
-      q = (e == 1.0).select(a, (e == 0.0 || e == kInf).select(e - 1.0, (e - 1.0) * a / e.log()));
-      q = q * sigma / k;
-    }
-    // log(u + q) = log(e^lt + q) with u = e^lt <= 1 and q >= 0: no overflow, and the absolute
-    // error of a log weight (what exp() of it feels) is an ulp or two, as log1p-based log-add-exp.
-    Eigen::ArrayXd& smoothed = ws.smoothed;
-    smoothed = (std::exp(t.log_threshold) + q).log().min(0.0);
-    // Tied raw ratios share the mean of their smoothed weights. Averages over consecutive runs of
-    // a sorted sequence stay sorted, so the weights remain monotone in the raw ratios.
+    const Eigen::ArrayXd& smoothed = smoothed_tail(t, ws);
     const std::size_t first = t.first_tail;
-    for (Index a = 0; a < n;) {
-      Index b = a + 1;
-      const double value = log_ratios[top[first + static_cast<std::size_t>(a)]];
-      while (b < n && log_ratios[top[first + static_cast<std::size_t>(b)]] == value) ++b;
-      if (b - a > 1) {
-        const double mean =
-            log_sum_exp(smoothed.segment(a, b - a).matrix()) - std::log(static_cast<double>(b - a));
-        smoothed.segment(a, b - a).setConstant(mean);
-      }
-      a = b;
-    }
     for (Index z = 0; z < n; ++z) lw[top[first + static_cast<std::size_t>(z)]] = smoothed[z];
   }
   return lw.array() - log_sum_exp(lw);
+}
+
+bool psis_loo_sums(const Eigen::Ref<const Eigen::VectorXd>& log_lik,
+                   const Eigen::Ref<const Eigen::VectorXd>& log_correction, PsisLooSums* out) {
+  const Index S = log_lik.size();
+  if (S == 0 || (log_correction.size() != 0 && log_correction.size() != S)) return false;
+  PsisWorkspace& ws = workspace();
+  // W_s = exp(c_s - max c), made once per correction (loo passes the same one for every row):
+  // compared, not recomputed, from row to row. An empty correction is c = 0.
+  const bool no_correction = log_correction.size() == 0;
+  if (ws.correction.size() != S || (no_correction ? !(ws.correction.array() == 0.0).all()
+                                                  : !(ws.correction.array() == log_correction.array()).all())) {
+    if (no_correction) {
+      ws.correction.setZero(S);
+    } else {
+      if (!log_correction.allFinite()) return false;
+      ws.correction = log_correction;
+    }
+    ws.correction_max = ws.correction.maxCoeff();
+    ws.correction_weight = (ws.correction.array() - ws.correction_max).exp();
+  }
+  const double log_lik_max = log_lik.maxCoeff();
+  if (!std::isfinite(log_lik_max)) return false;  // +inf, or NaN (maxCoeff may skip it: lr sees it)
+  // log r_s = c_s - log p(y_i | theta_s): the bits of loo_point's -log_lik + c.
+  Eigen::VectorXd& lr = ws.lr;
+  lr = ws.correction - log_lik;
+  const TailAnalysis t = analyse_tail(lr, ws);
+  if (t.fit.status != ParetoStatus::fitted || !std::isfinite(t.fit.k)) return false;
+  const Index n = t.fit.tail_length;
+  const Index* tail = t.top->data() + t.first_tail;
+  const Eigen::ArrayXd& smoothed = smoothed_tail(t, ws);
+  const double max_lr = t.max_log_ratio;
+  // Every draw outside the tail (lr_s <= u) keeps lw_s = lr_s - max.
+  // The normalization L = log sum_s exp(lw_s), shifted by the largest lw (the tail's largest or
+  // the threshold's), as psis_log_weights' log_sum_exp.
+  const double shift = std::max(smoothed.maxCoeff(), t.log_threshold);
+  // (Masked by zeroing the tail's entries: Eigen's select would take exp one value at a time.)
+  Eigen::ArrayXd& e = ws.row_exp;
+  e = (lr.array() - (max_lr + shift)).exp();
+  for (Index z = 0; z < n; ++z) e[tail[z]] = 0.0;
+  const double body = e.sum();
+  const double L = shift + std::log(body + (smoothed - shift).exp().sum());
+  // elpd_loo = log sum_s exp(lw_s - L + log p(y_i | theta_s)). Outside the tail lw_s + log p =
+  // c_s - max - L: the sum there is exp(max c - max - L) sum_s W_s, with no exp per draw.
+  // (W_s underflows only for draws whose correction is 745 below the largest, which weigh
+  // nothing unless this row's likelihood makes up as much.)
+  e = ws.correction_weight;
+  for (Index z = 0; z < n; ++z) e[tail[z]] = 0.0;
+  const double w_body = e.sum();
+  const double a_body = std::log(w_body) + (ws.correction_max - max_lr - L);
+  Eigen::ArrayXd& tail_terms = ws.qa;
+  tail_terms.resize(n);
+  for (Index z = 0; z < n; ++z) tail_terms[z] = smoothed[z] - L + log_lik[tail[z]];
+  const double m = std::max(a_body, tail_terms.maxCoeff());
+  out->elpd_loo = m + std::log(std::exp(a_body - m) + (tail_terms - m).exp().sum());
+  // lpd = log mean_s p(y_i | theta_s), loo_point's own arithmetic.
+  out->lpd = log_lik_max + std::log((log_lik.array() - log_lik_max).exp().sum()) -
+             std::log(static_cast<double>(S));
+  out->fit = t.fit;
+  return std::isfinite(out->elpd_loo) && std::isfinite(out->lpd);
 }
 
 }  // namespace bvi::diagnostics

@@ -10,13 +10,14 @@ documents."""
 import json
 import os
 import shutil
+import subprocess
 import unittest
 
 import numpy as np
 from scipy import special, stats
 
 import likelihood_models as lm
-from bvi_test import BinaryTestCase, run
+from bvi_test import BINARY, BinaryTestCase, run
 
 FEATURES = ["x1", "x2", "x3"]
 
@@ -170,6 +171,44 @@ class Kfold(BinaryTestCase):
         p = run(["kfold", cfg, "--folds", "3", "--output", self.path("e")])
         fold = read_folds(self.path("e/folds.csv"))[29] + 1
         self.assert_error(p, 65, where="fold %d of 3" % fold)
+
+    @unittest.skipUnless(shutil.which("mpirun"), "mpirun not installed")
+    def test_mpi_ranks_share_the_folds_and_print_the_same_bytes(self):
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                   OMPI_MCA_rmaps_base_oversubscribe="1")
+
+        def mpirun(n, args):
+            return subprocess.run(["mpirun", "--oversubscribe", "-n", str(n), BINARY] + args,
+                                  capture_output=True, text=True, timeout=600, env=env)
+
+        cfg, _ = self.poisson()
+        serial = self.path("serial")
+        p = run(["kfold", cfg, "--folds", "3", "--output", serial, "--threads", "1"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        strip = lambda s: {k: v for k, v in json.loads(s).items() if k != "pointwise_file"}
+
+        def read(path):
+            with open(path, "rb") as f:
+                return f.read()
+
+        for n in (2, 3):
+            out = self.path("mpi%d" % n)
+            q = mpirun(n, ["kfold", cfg, "--folds", "3", "--output", out, "--threads", "1"])
+            self.assertEqual(q.returncode, 0, q.stderr)
+            self.assertEqual(strip(q.stdout), strip(p.stdout))  # one document: the root's
+            self.assertEqual(read(out + "/pointwise.csv"), read(serial + "/pointwise.csv"))
+            for k in (1, 2, 3):
+                self.assertEqual(read(out + "/fold_%d/values.csv" % k), read(serial + "/fold_%d/values.csv" % k))
+        # An error in a fold under mpirun is that fold's error, reported once.
+        rows = ["x1,c,y"] + ["%r,%s,%d" % (0.1 * i, "ab"[i % 2], i % 2) for i in range(29)] + ["0.5,z,1"]
+        self.write("e.csv", "\n".join(rows) + "\n")
+        bad = self.write_config({"data": {"csv": self.path("e.csv")},
+                                 "model": {"likelihood": "bernoulli_logit", "formula": "y ~ x1 + c"},
+                                 "inference": {"seed": 3}}, name="bad.json")
+        q = mpirun(2, ["kfold", bad, "--folds", "3", "--output", self.path("e")])
+        fold = read_folds(self.path("e/folds.csv"))[29] + 1
+        self.assertEqual(q.returncode, 65, q.stderr)
+        self.assertEqual(q.stderr.count("fold %d of 3" % fold), 1, q.stderr)
 
 
 if __name__ == "__main__":

@@ -3,15 +3,18 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "inference/diagnostics/loo.hpp"
+#include "inference/diagnostics/psis_loo.hpp"
 #include "loo_reference_inputs.hpp"
 
 // Each test file has a namespace of its own: the unit tests compile in unity batches.
@@ -250,6 +253,84 @@ TEST_CASE("loo subsample: every row sampled is the full estimate, with no subsam
   one.add_sampled(1.0, LooPoint{});
   one.add_approximation(2.0);
   CHECK_THROWS_AS(one.totals(), std::invalid_argument);  // m = 1: no variance
+}
+
+// loo_point's fused sums (psis_loo.hpp) against the weights psis_log_weights forms (checked against
+// R above), summed directly: rows of several shapes, ties in the tail and at the threshold, S on
+// both sides of the selection's rank-count limit.
+double direct_log_sum_exp(const Eigen::ArrayXd& v) {
+  const double m = v.maxCoeff();
+  return m + std::log((v - m).exp().sum());
+}
+
+TEST_CASE("loo: the fused per-row sums equal psis_log_weights' weights summed") {
+  std::mt19937_64 rng(20);
+  std::normal_distribution<double> normal;
+  std::student_t_distribution<double> heavy(2.0);
+  int checked = 0;
+  for (const Eigen::Index S : {100, 1000, 4000, 20000}) {
+    for (int shape = 0; shape < 6; ++shape) {
+      for (int rep = 0; rep < 6; ++rep) {
+        Eigen::VectorXd ll(S), c(S);
+        for (Eigen::Index s = 0; s < S; ++s) {
+          const double e = shape == 1 ? heavy(rng) : normal(rng);
+          ll[s] = shape == 4 ? -std::abs(2.0 * e) : -0.7 + 0.4 * e;  // 4: log p far from 0
+          c[s] = shape == 2 ? 3.0 * normal(rng) : 0.2 * normal(rng);  // 2: a poor q
+        }
+        if (shape == 3)  // ties: rounded to a coarse grid, many equal ratios in the tail
+          for (Eigen::Index s = 0; s < S; ++s) ll[s] = std::round(ll[s] * 20.0) / 20.0, c[s] = 0.0;
+        if (shape == 5) c = Eigen::VectorXd();  // posterior draws: no correction
+        CAPTURE(S);
+        CAPTURE(shape);
+        PsisLooSums sums;
+        const bool fused = psis_loo_sums(ll, c, &sums);
+        REQUIRE(fused);
+        Eigen::VectorXd lr = -ll;
+        if (c.size() != 0) lr += c;
+        ParetoFit fit{};
+        const Eigen::VectorXd lw = psis_log_weights(lr, &fit);
+        CHECK(sums.fit.k == fit.k);  // the same selection and fit: the same bits
+        CHECK(sums.fit.tail_length == fit.tail_length);
+        const double elpd = direct_log_sum_exp(lw.array() + ll.array());
+        const double lpd = direct_log_sum_exp(ll.array()) - std::log(static_cast<double>(S));
+        CHECK(sums.elpd_loo == doctest::Approx(elpd).epsilon(1e-13));
+        CHECK(sums.lpd == doctest::Approx(lpd).epsilon(1e-14));
+        const LooPoint p = loo_point(ll, c);
+        CHECK(p.elpd_loo == sums.elpd_loo);
+        CHECK(p.pareto_k == fit.k);
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == 4 * 6 * 6);
+}
+
+TEST_CASE("loo: the tail PSIS selects is the one a full sort by (ratio, draw) gives") {
+  // k from pareto_k_hat against the GPD fitted to the exceedances over the (M+1)-th largest of a
+  // full std::sort, with ties: a wrong draw in the selection changes the exceedances.
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal;
+  for (const Eigen::Index S : {60, 1000, 3000, 50000}) {
+    for (int rep = 0; rep < 20; ++rep) {
+      Eigen::VectorXd lr(S);
+      for (Eigen::Index s = 0; s < S; ++s) lr[s] = rep % 2 && S >= 1000 ? std::round(normal(rng) * 8.0) / 8.0 : normal(rng);
+      std::vector<double> sorted(lr.data(), lr.data() + S);
+      std::sort(sorted.begin(), sorted.end());
+      const Eigen::Index M = psis_tail_length(S);
+      const double u = sorted[static_cast<std::size_t>(S - M - 1)], top = sorted.back();
+      std::vector<double> x;
+      for (Eigen::Index j = S - M; j < S; ++j)
+        if (sorted[static_cast<std::size_t>(j)] > u)
+          x.push_back(std::exp(sorted[static_cast<std::size_t>(j)] - top) * -std::expm1(u - sorted[static_cast<std::size_t>(j)]));
+      CAPTURE(S);
+      CAPTURE(rep);
+      const ParetoFit fit = pareto_k_hat(lr);
+      REQUIRE(fit.status == ParetoStatus::fitted);
+      CHECK(fit.tail_length == static_cast<Eigen::Index>(x.size()));
+      const Eigen::VectorXd xv = Eigen::Map<const Eigen::VectorXd>(x.data(), static_cast<Eigen::Index>(x.size()));
+      CHECK(fit.k == doctest::Approx(fit_generalized_pareto(xv).k).epsilon(1e-12));
+    }
+  }
 }
 
 }  // namespace test_loo
