@@ -57,7 +57,4 @@ class OrdinalProbit final : public OrdinalLikelihood {
   }
 };
 
-// The largest category an ordinal response may take (K at most this).
-inline constexpr int kMaxOrdinalLevels = 1000;
-
 }  // namespace bvi::models
