@@ -62,8 +62,9 @@ struct OrdinalFamily {
   // The logit for the S draws of one row at a time, in Eigen arrays (vectorized exp and log, as
   // the scalar kernel's seven libm calls per element are not):
   //   F(b) - F(a) = expit(b) expit(-a) (1 - e^{a-b}),
-  // each factor computed to its relative precision (1 - e^{a-b} directly where e^{a-b} <= 1/2,
-  // else Kahan's expm1, (1 - w) d / log w), so l = log of the product holds ~1e-15 relative and
+  // each factor computed to its relative precision (w = e^{a-b} as e^a e^{-b}; 1 - w directly
+  // where w <= 1/2, else Kahan's expm1, (1 - w) d / log w), so l = log of the product holds
+  // ~1e-15 relative and
   // 1e-16 absolute (a row far inside both bounds, l ~ -1e-17, gives 0); the partials
   //   dl/db = expit(-b) + r,  dl/da = -expit(a) - r,  r = 1 / expm1(b - a) = w / (1 - w),
   // from the same exponentials. An element whose product is not a normal positive double (a bound
@@ -93,9 +94,12 @@ struct OrdinalFamily {
         enb = (-B).exp();
         sa = (1.0 + ea).inverse();   // expit(-a)
         fb = (1.0 + enb).inverse();  // expit(b)
-        const auto d = A - B;
-        w = d.exp();
-        om = (w <= 0.5).select(1.0 - w, (w == 1.0).select(-d, (1.0 - w) * d / w.log()));  // -expm1(a - b)
+        w = ea * enb;  // e^{a-b} to 2 ulps (0 once it underflows, where 1 - w is 1 anyway)
+        om = 1.0 - w;
+        if ((w > 0.5).any()) {  // close bounds somewhere (b - a < log 2): Kahan's expm1 there
+          const auto d = A - B;
+          om = (w <= 0.5).select(om, (w == 1.0).select(-d, om * d / w.log()));  // -expm1(a - b)
+        }
         prod = fb * sa * om;
       } else if (hi) {  // the first category: F(b)
         enb = (-B).exp();
@@ -118,7 +122,9 @@ struct OrdinalFamily {
           da = -(ea * sa);
         }
       }
-      for (Index s = 0; s < S; ++s) {
+      // One vector test for the whole row; the rare element outside the fast path, one by one.
+      const bool in_range = (prod >= tiny).all() && (!lo || (ea < inf).all()) && (!hi || (enb < inf).all());
+      for (Index s = 0; !in_range && s < S; ++s) {
         if (prod[s] >= tiny && (!lo || ea[s] < inf) && (!hi || enb[s] < inf)) continue;
         double pa = 0.0, pb = 0.0;
         l[s] = detail::ordinal_logit_term(lo ? A[s] : -inf, hi ? B[s] : inf, &pa, &pb);
