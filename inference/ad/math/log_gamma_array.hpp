@@ -14,9 +14,11 @@ namespace bvi::ad::math {
 
 inline constexpr double kLogGammaArrayMin = 1e-300, kLogGammaArrayMax = 1e300;
 
-// out = log Gamma(x) elementwise; `p` and `z` are scratch of x's size (no allocation when sized).
+// out = log Gamma(x) elementwise; `p` and `z` are scratch of x's size (arrays or maps: nothing
+// is allocated).
 template <class Derived>
-void log_gamma_array(const Eigen::ArrayBase<Derived>& x, Eigen::ArrayXd& out, Eigen::ArrayXd& p, Eigen::ArrayXd& z) {
+void log_gamma_array(const Eigen::ArrayBase<Derived>& x, Eigen::Ref<Eigen::ArrayXd> out, Eigen::Ref<Eigen::ArrayXd> p,
+                     Eigen::Ref<Eigen::ArrayXd> z) {
   p = x;
   for (int j = 1; j < 10; ++j) p *= x + static_cast<double>(j);
   z = (x < 10.0).select(x + 10.0, x);

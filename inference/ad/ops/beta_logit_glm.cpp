@@ -32,11 +32,15 @@ struct BetaLogitFamily {
   // [kLogGammaArrayMin, kLogGammaArrayMax] (or is NaN: phi <= 0, eta NaN), go through the scalar
   // kernel, as every element did before.
   template <class C>
-  void forward_values(ArrayMap<C> eta, const GlmRows& rows, Eigen::Map<Eigen::ArrayXd> ll, const double* ph, double& md) {
+  void forward_values(Tape& tape, ArrayMap<C> eta, const GlmRows& rows, Eigen::Map<Eigen::ArrayXd> ll, const double* ph,
+                      double& md) {
     const Index S = eta.rows();
     using Arr = Eigen::ArrayXd;
     const Eigen::Map<const Arr> phi_s(ph, S);
-    Arr e(S), inv(S), a(S), b(S), la(S), lb(S), p(S), z(S), l(S);
+    double* scratch = arena_array<double>(tape, 8 * S);  // no allocation per pass (the tape's arena)
+    auto slot = [&](int k) { return Eigen::Map<Arr>(scratch + k * S, S); };
+    Eigen::Map<Arr> e = slot(0), inv = slot(1), a = slot(2), b = slot(3), la = slot(4), lb = slot(5), p = slot(6),
+                    z = slot(7);
     for (Index n = 0; n < rows.rows; ++n) {
       const double y = rows.y[n], w = row_weight(rows, n);
       md += w;
@@ -77,7 +81,7 @@ struct BetaLogitFamily {
     }
     ll.setZero();
     double md = 0.0;  // sum_n w_n: m without weights
-    if (!grad) forward_values(eta, rows, ll, ph, md);
+    if (!grad) forward_values(tape, eta, rows, ll, ph, md);
     for (Index n = 0; n < m && grad; ++n) {
       const double y = rows.y[n], w = row_weight(rows, n);
       md += w;

@@ -34,7 +34,7 @@ struct OrdinalFamily {
     }
     ll.setZero();
     if (link == detail::OrdinalLink::logit) {
-      forward_logit(eta, rows, ll, grad, want_cut, c, S, K);
+      forward_logit(tape, eta, rows, ll, grad, want_cut, c, S, K);
       return;
     }
     for (Index n = 0; n < m; ++n) {
@@ -71,14 +71,17 @@ struct OrdinalFamily {
   // beyond ~700 in size, cutpoints out of order, a NaN) is redone by the scalar kernel
   // (ordinal_kernel.hpp), which handles those.
   template <class C>
-  void forward_logit(ArrayMap<C> eta, const GlmRows& rows, Eigen::Map<Eigen::ArrayXd> ll, bool grad, bool want_cut,
-                     const double* c, Index S, int K) {
+  void forward_logit(Tape& tape, ArrayMap<C> eta, const GlmRows& rows, Eigen::Map<Eigen::ArrayXd> ll, bool grad,
+                     bool want_cut, const double* c, Index S, int K) {
     static_assert(std::is_same_v<C, double>, "the ordinal family computes in double");
     constexpr double inf = std::numeric_limits<double>::infinity();
     constexpr double tiny = std::numeric_limits<double>::min();
     using Arr = Eigen::ArrayXd;
     using CMap = Eigen::Map<const Arr>;
-    Arr A(S), B(S), ea(S), enb(S), sa(S), fb(S), w(S), om(S), prod(S), l(S), da(S), db(S);
+    double* scratch = arena_array<double>(tape, 12 * S);  // no allocation per pass (the tape's arena)
+    auto slot = [&](int k) { return Eigen::Map<Arr>(scratch + k * S, S); };
+    Eigen::Map<Arr> A = slot(0), B = slot(1), ea = slot(2), enb = slot(3), sa = slot(4), fb = slot(5), w = slot(6),
+                    om = slot(7), prod = slot(8), l = slot(9), da = slot(10), db = slot(11);
     for (Index n = 0; n < rows.rows; ++n) {
       const double y = rows.y[n];
       const int k0 = static_cast<int>(y) - 1;
