@@ -7,7 +7,9 @@ Monte Carlo fit of the example data covering the truth it was drawn from
 (tests/reference/ordinal_nuts.py); predict's probabilities, metrics and replicates against numbers
 computed from draws.csv; simulate's data fitted back; the same bits on 1 and 2 ranks; and the
 errors: a category that is not an integer >= 1 is exit 65 at FILE:LINE, /model/intercept true,
-the exact method and kfold are exit 78. Small data: about 10 CPU-seconds."""
+the exact method and kfold are exit 78; labels in /data/levels give the integer coding's bits,
+name the cutpoints, check's counts and predict's columns, and bad labels (65) and bad lists (78)
+are refused. Small data: about 10 CPU-seconds."""
 import collections
 import csv
 import json
