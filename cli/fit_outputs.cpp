@@ -126,6 +126,8 @@ Json summary_json(const FitRecord& r) {
   if (!r.response_hash.empty()) data["response_hash"] = r.response_hash;
   // A weighted fit names its weights column (absent: unweighted).
   if (r.config->data.weights) data["weights"] = *r.config->data.weights;
+  // An ordinal response read as labels: their order (absent: integer categories).
+  if (!r.config->data.levels.empty()) data["levels"] = r.config->data.levels;
   if (!r.config_path.empty()) data["config"] = r.config_path;
   if (r.center.size() > 0) {
     data["standardization"] = {{"center", std::vector<double>(r.center.data(), r.center.data() + r.center.size())},

@@ -98,6 +98,15 @@ FitForConfig load_fit_for_config(spec::Config& config, const std::string& fit_di
     }
     shape.response_levels = static_cast<Eigen::Index>(categories.size()) + 1;
   }
+  // The fit's labels (/data/levels) and the config's must be the same list: each label is read as
+  // its position, so another list would read the new rows' categories differently.
+  if (fit.levels != config.data.levels)
+    throw config_error("/data/levels", "the fit in " + fit_dir + " was made with " +
+                                           (fit.levels.empty() ? std::string("integer categories (no levels)")
+                                                               : "the levels " + fit_rows_join(fit.levels)) +
+                                           (config.data.levels.empty() ? std::string("; the config has none")
+                                                                       : "; the config has " + fit_rows_join(config.data.levels)));
+  shape.response_level_names = config.data.levels;
   models::fill_default_priors(config, shape, {});  // the layout is what matters here, not the priors
   f.model = std::make_unique<models::Model>(models::Model::build(config.model, shape));
   const models::Model& model = *f.model;

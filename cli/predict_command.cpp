@@ -66,6 +66,17 @@ void write_predict_outputs(const PredictOptions& o, const nlohmann::ordered_json
     throw output_error("stdout", "cannot write the predictions");
 }
 
+// A CSV field as RFC 4180 writes it: quoted (its quotes doubled) when it holds a comma, a quote,
+// a line break or surrounding spaces.
+std::string csv_field(const std::string& text) {
+  const bool quote = text.find_first_of(",\"\r\n") != std::string::npos ||
+                     (!text.empty() && (text.front() == ' ' || text.back() == ' '));
+  if (!quote) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 // The ordinal likelihoods' predictions: one probability column per category p_1 ... p_K (the mean
 // over draws), the most probable category; metrics log loss, accuracy and the ranked probability
 // score (models/ordinal_prediction.hpp).
@@ -81,7 +92,12 @@ int predict_ordinal_rows(const PredictOptions& o, const models::FitResult& fit, 
                                          rows.record, true));
   const Eigen::Index K = pred.prob.cols(), n = rows.x.rows();
   std::string out;
-  for (Eigen::Index k = 0; k < K; ++k) out += "p_" + std::to_string(k + 1) + ",";
+  // With /data/levels the columns and categories are named by the labels (p_poor, ..., category
+  // "good"); the replicates stay category numbers 1 ... K (their position in the list).
+  const std::vector<std::string>& labels = fit.levels;
+  const bool named = static_cast<Eigen::Index>(labels.size()) == K;
+  for (Eigen::Index k = 0; k < K; ++k)
+    out += csv_field("p_" + (named ? labels[static_cast<std::size_t>(k)] : std::to_string(k + 1))) + ",";
   out += "category\n";
   Eigen::Index i = 0;
   for (Eigen::Index r = 0; r < rows.records; ++r) {
@@ -93,7 +109,8 @@ int predict_ordinal_rows(const PredictOptions& o, const models::FitResult& fit, 
       append_number(out, pred.prob(i, k));
       out += ',';
     }
-    out += std::to_string(pred.category[i]) + "\n";
+    out += (named ? csv_field(labels[static_cast<std::size_t>(pred.category[i]) - 1]) : std::to_string(pred.category[i])) +
+           "\n";
     ++i;
   }
   nlohmann::ordered_json metrics;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <string>
 #include <vector>
 
 namespace bvi::cli {
@@ -49,7 +50,11 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
   if (kind == models::ResponseKind::ordinal || kind == models::ResponseKind::categorical) {
     // The count per category 1 ... K (K the largest; categories never observed show 0), summed
     // over ranks in rank order.
-    const int K = std::max(hi >= 1 && std::isfinite(hi) ? static_cast<int>(hi) : 0, levels);
+    // With /data/levels (ordinal): K is the list's length and each count is named by its label;
+    // categorical_logit's K is at least /model/categories (`levels`).
+    const std::vector<std::string>& labels = d.response_levels;
+    const int K = !labels.empty() ? static_cast<int>(labels.size())
+                                  : std::max(hi >= 1 && std::isfinite(hi) ? static_cast<int>(hi) : 0, levels);
     std::vector<double> local(static_cast<std::size_t>(K), 0.0), all(static_cast<std::size_t>(K * comm.size()));
     for (Eigen::Index i = 0; i < d.y.size(); ++i) local[static_cast<std::size_t>(d.y[i]) - 1] += 1.0;
     comm.allgatherv(local.data(), std::vector<long>(static_cast<std::size_t>(comm.size()), K), all.data());
@@ -59,7 +64,8 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
     for (int k = 0; k < K; ++k) {
       double c = 0.0;
       for (int r = 0; r < comm.size(); ++r) c += all[static_cast<std::size_t>(r * K + k)];
-      os << " " << k + 1 << ": " << static_cast<long long>(c) << (k + 1 < K ? "," : "");
+      os << " " << (labels.empty() ? std::to_string(k + 1) : labels[static_cast<std::size_t>(k)]) << ": "
+         << static_cast<long long>(c) << (k + 1 < K ? "," : "");
     }
     os << "\n";
     return os.str();

@@ -22,6 +22,7 @@ struct FitResult {
   long long seed = 0;             // the fit's seed
   long long rows = -1;            // the summary's rows (-1 when absent)
   std::string response_hash;      // the summary's data.response_hash (empty for fits made before it)
+  std::vector<std::string> levels;  // the summary's data.levels: an ordinal response's labels (else empty)
 };
 
 // Reads DIR/summary.json and DIR/draws.csv. Errors: no_input (66) when they cannot be read,

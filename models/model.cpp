@@ -215,7 +215,11 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
       b.size = std::max<Index>(shape.response_levels, 2) - 1;
       b.is_vector = true;
       b.transforms = ad::ordered_block(b.size);
-      for (Index k = 1; k <= b.size; ++k) b.labels.push_back(std::to_string(k) + "|" + std::to_string(k + 1));
+      const std::vector<std::string>& names = shape.response_level_names;
+      const bool named = static_cast<Index>(names.size()) == b.size + 1;
+      for (Index k = 1; k <= b.size; ++k)
+        b.labels.push_back(named ? names[static_cast<std::size_t>(k - 1)] + "|" + names[static_cast<std::size_t>(k)]
+                                 : std::to_string(k) + "|" + std::to_string(k + 1));
     }
     m.layout_.add(std::move(b));
   }

@@ -79,6 +79,9 @@ struct ModelShape {
   // The ordinal likelihoods' number of categories K (the cutpoints are K - 1); 0: unknown, or
   // not ordinal (then 2 is assumed: the fewest there can be).
   Index response_levels = 0;
+  // Their labels in order (/data/levels), response_levels of them, naming the cutpoints
+  // ("poor|fair"); empty: categories 1 ... K ("1|2").
+  std::vector<std::string> response_level_names;
   static ModelShape plain(std::vector<std::string> features) {
     ModelShape s;
     s.features = std::move(features);

@@ -109,6 +109,7 @@ LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduc
   }
   ts.response = extras.response;
   ts.check = [&lik](double y) { return lik.check_response(y); };
+  ts.response_labels = config.data.levels;
   auto add_extra = [&](int column, data::ResponseCheck check) {
     if (column < 0) return -1;
     ts.extras.push_back({column, std::move(check)});
@@ -337,6 +338,7 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
   data::Dataset<T>& d = out.data;
   d.path = path;
   d.response_name = config.data.response;
+  d.response_levels = config.data.levels;
   d.feature_names = design.column_names();
   d.total_rows = kept;
   d.file_rows = r.records;

@@ -81,9 +81,12 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
   }
   if (config.model.likelihood == "ordinal_logit" || config.model.likelihood == "ordinal_probit") {
     // K: the largest category on any rank (the reader has checked that each is an integer >= 1).
+    // With /data/levels, K is the list's length (a level no row takes still has its cutpoint).
     double k = d.y.size() > 0 ? d.y.maxCoeff() : 2.0;
     comm.allreduce_max(&k, 1);
-    shape.response_levels = static_cast<Index>(k);
+    shape.response_levels = config.data.levels.empty() ? static_cast<Index>(k)
+                                                       : static_cast<Index>(config.data.levels.size());
+    shape.response_level_names = config.data.levels;
   }
   spec::Config resolved = config;
   fill_default_priors(resolved, shape, scales);

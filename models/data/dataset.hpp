@@ -39,6 +39,7 @@ template <class T>
 struct Dataset {
   std::string path;
   std::string response_name;
+  std::vector<std::string> response_levels;  // the ordinal response's labels (/data/levels), else empty
   std::vector<std::string> feature_names;  // the design columns ("x", "sex[male]", "x:sex[male]")
   RowMatrix<T> x;  // local rows x features
   Eigen::VectorXd y;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "common/error.hpp"
 #include "models/data/field_splitter.hpp"
@@ -51,6 +52,11 @@ class TableParser {
     if (spec.response >= 0) claim(spec.response, Slot::response, 0);
     for (std::size_t k = 0; k < spec.extras.size(); ++k) claim(spec.extras[k].column, Slot::extra, int(k));
     pending_.resize(spec.text.size());
+    for (std::size_t k = 0; k < spec.response_labels.size(); ++k) {
+      label_index_.emplace(spec.response_labels[k], static_cast<double>(k + 1));
+      if (k < 8) label_list_ += (k ? ", " : "") + quoted_excerpt(spec.response_labels[k]);
+    }
+    if (spec.response_labels.size() > 8) label_list_ += ", ... (" + std::to_string(spec.response_labels.size()) + ")";
   }
 
   // Parses `record` into numeric[0, D), *y, extras[0, J) and codes[0, C); returns false (with
@@ -93,6 +99,17 @@ class TableParser {
         }
         // Interned only once the row is known to be complete: a dropped row adds no level.
         pending_[static_cast<std::size_t>(slot.index)].assign(trim_spaces(text));
+        continue;
+      }
+      if (slot.kind == Slot::response && !label_index_.empty()) {
+        const auto it = label_index_.find(std::string(trim_spaces(text)));
+        if (it == label_index_.end()) {
+          if (const std::size_t at = first_foreign_byte(text); at != std::string_view::npos)
+            bad(quoted_excerpt(text) + " holds " + foreign_byte_phrase(text, at));
+          bad(quoted_excerpt(text) + " is not one of the categories in /data/levels (" + label_list_ + ")");
+        }
+        *y = it->second;
+        response_offset = fields.last_field_offset();
         continue;
       }
       double v = 0.0;
@@ -174,6 +191,8 @@ class TableParser {
   const TableSpec& spec_;
   std::vector<ColumnSlot> slots_;
   std::vector<std::string> pending_;  // this record's labels, until it is known to be complete
+  std::unordered_map<std::string, double> label_index_;  // response label -> category 1 ... K
+  std::string label_list_;                               // the first labels, for messages
 };
 
 }  // namespace

@@ -30,6 +30,10 @@ struct TableSpec {
   std::vector<int> text;     // header indexes of the categorical columns
   int response = -1;         // -1: none
   ResponseCheck check;       // judges each response value
+  // The response as labels (the ordinal likelihoods' /data/levels): each cell, its spaces trimmed,
+  // must be one of these and is read as its position + 1 (`check` is not applied); a cell that is
+  // not is a data error. Empty: the response is a number.
+  std::vector<std::string> response_labels;
   std::vector<ExtraColumn> extras;
   RowCheck row_check;         // the response against its row's extras
   bool keep_records = false;  // fill Table::records and Table::lines

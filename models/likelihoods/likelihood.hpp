@@ -83,6 +83,9 @@ inline void weight_row_expectations(const ad::GlmRows& rows, RowExpectations& ou
 // (lognormal, gamma_log: reported on the log scale too).
 enum class ResponseKind { binary, count, real, positive, ordinal, categorical };
 
+// The largest category an ordinal response may take (K at most this; /data/levels at most this long).
+inline constexpr int kMaxOrdinalLevels = 1000;
+
 class Likelihood {
  public:
   virtual ~Likelihood() = default;

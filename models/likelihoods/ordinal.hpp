@@ -5,7 +5,8 @@
 //   eta_n = x_n . beta (+ group effects), F = expit (ordinal_logit) or Phi (ordinal_probit),
 // with K - 1 increasing cutpoints `cutpoints` (Stan's ordered transform: c_1, log(c_k - c_{k-1})
 // unconstrained). No intercept: the cutpoints take its place. K is the largest category in the
-// data (a category never observed below it still counts). Responses must be integers >= 1.
+// data (a category never observed below it still counts), or the length of /data/levels when the
+// response is labels (the reader maps them to 1 ... K). Responses must be integers >= 1.
 // Only the Monte Carlo method fits it: each row's expected log likelihood involves eta and two
 // cutpoints, no one-dimensional integral.
 #include "inference/ad/ops/ordinal_kernel.hpp"
@@ -56,8 +57,5 @@ class OrdinalProbit final : public OrdinalLikelihood {
     set_fused(fused);
   }
 };
-
-// The largest category an ordinal response may take (K at most this).
-inline constexpr int kMaxOrdinalLevels = 1000;
 
 }  // namespace bvi::models

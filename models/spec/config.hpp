@@ -30,6 +30,9 @@ struct DataConfig {
   std::optional<std::string> trials, offset, exposure;
   // Non-negative row weights multiplying each row's log likelihood (every likelihood).
   std::optional<std::string> weights;
+  // The ordinal likelihoods' categories in order, lowest first: the response column holds these
+  // labels, read as category 1 ... K (K = their number). Empty: the response is integers 1 ... K.
+  std::vector<std::string> levels;
 };
 
 // A hyperparameter as written: one number, one per coefficient, or a product of numbers and

@@ -137,6 +137,19 @@ const Section& data_section() {
            "Name of a column of non-negative row weights (any likelihood; read as double): row i's log "
            "likelihood is multiplied by w_i, as brms's `y | weights(w)` and statsmodels' GLM `freq_weights` do, "
            "so an integer weight k is the row repeated k times and 0 leaves the row out. Never a feature."},
+          {"levels",
+           Kind::string_array,
+           nullptr,
+           false,
+           {},
+           {},
+           "ordinal_logit, ordinal_probit only: the response's categories in order, lowest first (`[\"poor\", "
+           "\"fair\", \"good\"]`). The response column then holds these labels (compared as text, surrounding "
+           "spaces ignored), read as categories 1 ... K with K the list's length, so a level no row takes still "
+           "has its cutpoints; a label not in the list is a data error (exit 65 at its line). At least 2 "
+           "distinct labels, none empty, `NA` or NaN. Without it the response is integers 1 ... K. The "
+           "cutpoints are labelled `poor|fair`, ..., `predict` names its columns `p_poor`, ... and writes "
+           "labels in `category`, and the summary records the list (`data.levels`)."},
       }};
   return s;
 }
@@ -177,7 +190,7 @@ const Section& model_section() {
            "linear regression, any real y, y ~ StudentT(nu, eta, sigma) as scipy.stats.t(df = nu, loc = eta, "
            "scale = sigma), with positive parameters `sigma` (default as normal's) and `nu` (default brms's "
            "gamma(2, 0.1)); fitted by the monte_carlo method only. ordinal_logit, "
-           "ordinal_probit: ordered categories y in {1, ..., K} (K the largest in the data), cumulative model "
+           "ordinal_probit: ordered categories y in {1, ..., K} (K the largest in the data), or labels in the order of `/data/levels` (K their number), cumulative model "
            "P(y = k) = F(c_k - eta) - F(c_{k-1} - eta) with F = expit or Phi (brms's cumulative, stan_polr), "
            "K - 1 increasing `cutpoints` (prior at `/model/priors/cutpoints`, default brms's student_t(3, 0, "
            "2.5)), no intercept (the cutpoints take its place), fitted by the monte_carlo method. "

@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "common/read_file.hpp"
+#include "models/data/missing_cell.hpp"
 #include "models/likelihoods/likelihood.hpp"
 #include "models/priors/prior_family.hpp"
 #include "models/spec/config.hpp"
@@ -550,6 +551,33 @@ Config parse_config_text(const std::string& text, const std::string& path, const
     throw config_error("/model/reference_category", "is " + std::to_string(cfg.model.reference_category) +
                                                         ", but /model/categories is " +
                                                         std::to_string(cfg.model.categories));
+  if (data.contains("levels")) {
+    // The ordinal response's labels in order (issue 19): K from the list, each label read as its
+    // position. Labels are compared as text after trimming the cell's spaces, so a level must be
+    // trimmed itself, and it must not read as a missing cell.
+    if (!ordinal)
+      throw config_error("/data/levels", "the " + cfg.model.likelihood +
+                                             " likelihood takes no levels (only ordinal_logit and ordinal_probit "
+                                             "do: the response's categories in order)");
+    cfg.data.levels = data.at("levels").get<std::vector<std::string>>();
+    const std::size_t n = cfg.data.levels.size();
+    if (n < 2)
+      throw config_error("/data/levels", "needs at least 2 categories, lowest first; got " + std::to_string(n));
+    if (n > static_cast<std::size_t>(models::kMaxOrdinalLevels))
+      throw config_error("/data/levels", "at most " + std::to_string(models::kMaxOrdinalLevels) +
+                                             " categories; got " + std::to_string(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string& label = cfg.data.levels[i];
+      const std::string at = "/data/levels/" + std::to_string(i);
+      if (bvi::data::is_missing_cell(label))
+        throw config_error(at, "'" + label + "' reads as a missing cell (empty, NA or NaN), not a category");
+      if (bvi::data::trim_spaces(label).size() != label.size())
+        throw config_error(at, "'" + label + "' has surrounding spaces (cells are compared without them)");
+      for (std::size_t j = 0; j < i; ++j)
+        if (cfg.data.levels[j] == label)
+          throw config_error(at, "'" + label + "' is listed twice (also /data/levels/" + std::to_string(j) + ")");
+    }
+  }
   model["groups"] = resolve_groups(model.at("groups"), cfg.data, cfg.model);
   if (categorical && !cfg.model.groups.empty())
     throw config_error(cfg.model.formula.empty() ? cfg.model.groups.front().pointer : "/model/formula",

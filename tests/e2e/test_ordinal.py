@@ -7,7 +7,9 @@ Monte Carlo fit of the example data covering the truth it was drawn from
 (tests/reference/ordinal_nuts.py); predict's probabilities, metrics and replicates against numbers
 computed from draws.csv; simulate's data fitted back; the same bits on 1 and 2 ranks; and the
 errors: a category that is not an integer >= 1 is exit 65 at FILE:LINE, /model/intercept true,
-the exact method and kfold are exit 78. Small data: about 10 CPU-seconds."""
+the exact method and kfold are exit 78; labels in /data/levels give the integer coding's bits,
+name the cutpoints, check's counts and predict's columns, and bad labels (65) and bad lists (78)
+are refused. Small data: about 10 CPU-seconds."""
 import collections
 import csv
 import json
@@ -227,6 +229,88 @@ class Ordinal(BinaryTestCase):
             with self.subTest(parameter=q["name"]):
                 self.assertLessEqual(abs(q["mean"] - ref["mean"]), 0.1 * ref["sd"], (q, ref))
                 self.assertLessEqual(abs(q["sd"] / ref["sd"] - 1), 0.10, (q, ref))
+
+    def labelled(self, y, names, name="labels.csv"):
+        x, _ = load("ordinal_logit")
+        rows = ["x1,x2,x3,y"] + ["%r,%r,%r,%s" % (a, b, c, names[v]) for (a, b, c), v in zip(x, y)]
+        return self.write(name, "\n".join(rows) + "\n")
+
+    def test_labels_give_the_integer_fit(self):
+        # /data/levels: the response as labels, read as their positions. The same rows as integers
+        # give the same bits; a level no row takes (here the lowest) still has its cutpoint, as the
+        # integers 2 ... 5 do (K = 5, category 1 never observed).
+        _, y = load("ordinal_logit")
+        labels = ["none", "poor", "fair", "good", "great"]
+        base = example_config("ordinal_logit")
+        base["inference"]["output_draws"] = 100
+        shifted = dict(base, data={"csv": self.labelled(y, {k: str(k + 1) for k in range(1, 5)}, "ints.csv"),
+                                   "response": "y"})
+        named = dict(base, data={"csv": self.labelled(y, {k: " %s " % labels[k] if k == 2 else labels[k]
+                                                          for k in range(1, 5)}),
+                                 "response": "y", "levels": labels})
+        a = run(["fit", self.write_config(shifted, "ints.json"), "--quiet", "--threads", "1"])
+        b = run(["fit", self.write_config(named, "named.json"), "--quiet", "--threads", "1",
+                 "--output", self.path("fit")])
+        self.assertEqual(a.returncode, 0, a.stderr)
+        self.assertEqual(b.returncode, 0, b.stderr)
+        sa, sb = json.loads(a.stdout), json.loads(b.stdout)
+        self.assertEqual([(q["name"], q["mean"], q["sd"]) for q in sa["parameters"]],
+                         [(q["name"], q["mean"], q["sd"]) for q in sb["parameters"]])
+        self.assertEqual(sa["elbo"], sb["elbo"])
+        self.assertEqual(len([q for q in sb["parameters"] if q["name"].startswith("cutpoints.")]), 4)
+        with open(self.path("fit/summary.json")) as f:
+            self.assertEqual(json.load(f)["data"]["levels"], labels)
+        counts = collections.Counter(y)
+        p = run(["check", self.write_config(named, "named.json")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("y: 5 ordered categories; rows per category: none: 0, " +
+                      ", ".join("%s: %d" % (labels[k], counts[k]) for k in range(1, 5)), p.stdout)
+        # predict names its columns and categories by the labels; a label not in the list is 65.
+        new = self.write("new.csv", "x1,x2,x3,y\n0.1,0.2,0.3,good\n1.5,0.2,-0.3,poor\n")
+        p = run(["predict", self.write_config(named, "named.json"), "--fit", self.path("fit"), "--data", new])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = read_csv_rows(p.stdout)
+        self.assertEqual(list(rows[0]), ["p_" + l for l in labels] + ["category"])
+        for r in rows:
+            probs = [float(r["p_" + l]) for l in labels]
+            self.assertAlmostEqual(sum(probs), 1.0, places=12)
+            self.assertEqual(r["category"], labels[int(np.argmax(probs))])
+        bad = self.write("new_bad.csv", "x1,x2,x3,y\n0.1,0.2,0.3,good\n0.1,0.2,0.3,excellent\n")
+        self.assert_error(run(["predict", self.write_config(named, "named.json"), "--fit", self.path("fit"),
+                               "--data", bad]), 65, where=bad + ":3", contains="'excellent' is not one of")
+        # The fit's list and the config's must agree.
+        other = json.loads(json.dumps(named))
+        other["data"]["levels"] = labels[::-1]
+        self.assert_error(run(["predict", self.write_config(other, "other.json"), "--fit", self.path("fit"),
+                               "--data", new]), 78, where="/data/levels", contains="was made with the levels")
+
+    def test_label_errors(self):
+        _, y = load("ordinal_logit")
+        names = {1: "low", 2: "mid", 3: "high", 4: "top"}
+        base = example_config("ordinal_probit")
+        good = ["low", "mid", "high", "top"]
+        y = y.copy()
+        y[6] = 0  # line 8: a label not in the list
+        names[0] = "medium"
+        csv = self.labelled(y, names)
+        cfg = dict(base, data={"csv": csv, "response": "y", "levels": good})
+        self.assert_error(run(["check", self.write_config(cfg)]), 65, where=csv + ":8",
+                          contains="'medium' is not one of the categories in /data/levels")
+        for levels, where, what in ((["low", "mid", "low"], "/data/levels/2", "listed twice"),
+                                    (["low"], "/data/levels", "at least 2"),
+                                    ([], "/data/levels", "must not be empty"),
+                                    (["low", "NA"], "/data/levels/1", "missing cell"),
+                                    (["low", " mid"], "/data/levels/1", "surrounding spaces")):
+            cfg = dict(base, data={"csv": csv, "response": "y", "levels": levels})
+            with self.subTest(levels=levels):
+                self.assert_error(run(["check", self.write_config(cfg)]), 78, where=where, contains=what)
+        cfg = {"data": {"csv": csv, "response": "y", "levels": good}, "model": {"likelihood": "bernoulli_logit"}}
+        self.assert_error(run(["check", self.write_config(cfg)]), 78, where="/data/levels",
+                          contains="takes no levels")
+        # Integer data with a config that has levels: the integers are not labels of the list.
+        cfg = dict(base, data={"csv": base["data"]["csv"], "response": "y", "levels": good})
+        self.assert_error(run(["check", self.write_config(cfg)]), 65, where=base["data"]["csv"] + ":2",
+                          contains="is not one of the categories")
 
     def test_errors(self):
         base = example_config("ordinal_probit")

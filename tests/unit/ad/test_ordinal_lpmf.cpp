@@ -162,6 +162,83 @@ TEST_CASE("ordinal_glm: the fused path against the per-row formula, double and f
   }
 }
 
+// ordinal_glm's vectorized logit path (each row's S draws at once) for one row of category k
+// (K = 3), eta = 0 (x = 0): cutpoints S x 2, its values and d/d cutpoints.
+test::AdRun logit_row(int k, const Eigen::ArrayXXd& cut) {
+  static const double x0[] = {0.0};
+  const double y[] = {static_cast<double>(k)};
+  ad::GlmRows rows;
+  rows.y = y;
+  rows.rows = 1;
+  auto f = [&rows](ad::Tape&, const std::vector<ad::Var>& v) {
+    return ad::ordinal_glm<double>(nullptr, v[0], v[1], x0, rows, ad::OrdinalLink::logit);
+  };
+  const Eigen::ArrayXXd ones = Eigen::ArrayXXd::Ones(cut.rows(), 1);
+  return test::run_ad(f, {Eigen::ArrayXXd::Zero(cut.rows(), 1), cut}, 3u, &ones);
+}
+
+TEST_CASE("ordinal_glm logit, vectorized over draws: the mpmath table, each entry one draw") {
+  // Category 2 for two finite bounds (c1 = a, c2 = b), 1 for a = -inf (c1 = b), 3 for b = +inf
+  // (c2 = a): l and its partials against mpmath, as the scalar kernel is held.
+  for (int k = 1; k <= 3; ++k) {
+    std::vector<const KernelRow*> in;
+    for (const KernelRow& r : kTable)
+      if (r.link == 0 && (k == 1) == std::isinf(r.a) && (k == 3) == std::isinf(r.b) && !(std::isinf(r.a) && std::isinf(r.b)))
+        in.push_back(&r);
+    REQUIRE(!in.empty());
+    Eigen::ArrayXXd cut(static_cast<Eigen::Index>(in.size()), 2);
+    for (std::size_t s = 0; s < in.size(); ++s) {
+      const KernelRow& r = *in[s];
+      const auto i = static_cast<Eigen::Index>(s);
+      cut(i, 0) = k == 1 ? r.b : (k == 3 ? r.a - 1.0 : r.a);
+      cut(i, 1) = k == 1 ? r.b + 1.0 : (k == 3 ? r.a : r.b);
+    }
+    const test::AdRun got = logit_row(k, cut);
+    REQUIRE(!got.threw);
+    for (std::size_t s = 0; s < in.size(); ++s) {
+      const KernelRow& r = *in[s];
+      const auto i = static_cast<Eigen::Index>(s);
+      INFO("category " << k << " a = " << r.a << " b = " << r.b);
+      CHECK(near_value(got.value(i, 0), r.l, 1e-12));
+      const double da = k == 1 ? 0.0 : got.grads[1](i, k == 3 ? 1 : 0);
+      const double db = k == 3 ? 0.0 : got.grads[1](i, k == 1 ? 0 : 1);
+      CHECK(near_value(da, r.da, 1e-9));
+      CHECK(near_value(db, r.db, 1e-9));
+    }
+  }
+}
+
+TEST_CASE("ordinal_glm logit, vectorized over draws: against the scalar kernel, over the whole range") {
+  // 37 draws (not a multiple of any SIMD width) with bounds from -800 to 800, close ones, equal
+  // ones and ones out of order (NaN): the same numbers as ordinal_logit_term, which is tested
+  // against mpmath above, to 1e-13 (relative, or absolute below 1).
+  const double ends[] = {-800.0, -710.0, -40.0, -3.0, -0.7, -1e-9, 0.0, 2e-9, 0.3, 0.69, 1.5, 36.0, 720.0};
+  const int n = static_cast<int>(sizeof ends / sizeof ends[0]);
+  for (int k = 1; k <= 3; ++k) {
+    Eigen::ArrayXXd cut(37, 2);
+    for (int s = 0; s < 37; ++s) {
+      cut(s, 0) = ends[(s * 5) % n];
+      cut(s, 1) = ends[(s * 7 + 3) % n];
+    }
+    const test::AdRun got = logit_row(k, cut);
+    REQUIRE(!got.threw);
+    for (int s = 0; s < 37; ++s) {
+      const double a = k == 1 ? -inf : cut(s, 0), b = k == 3 ? inf : cut(s, 1);
+      const double lo = k == 1 ? -inf : cut(s, k - 2), hi = k == 3 ? inf : cut(s, k - 1);
+      double da = 0, db = 0;
+      const double l = ad::detail::ordinal_logit_term(k == 1 ? -inf : lo, k == 3 ? inf : hi, &da, &db);
+      INFO("category " << k << " a = " << a << " b = " << b);
+      if (std::isnan(l)) {
+        CHECK(std::isnan(got.value(s, 0)));
+        continue;
+      }
+      CHECK(near_value(got.value(s, 0), l, 1e-13));
+      if (k > 1 && std::isfinite(da)) CHECK(near_value(got.grads[1](s, k - 2), da, 1e-13));
+      if (k < 3 && std::isfinite(db)) CHECK(near_value(got.grads[1](s, k - 1), db, 1e-13));
+    }
+  }
+}
+
 TEST_CASE("ordered transform: increasing values, log-Jacobian and gradients") {
   // One block of 3 columns after an unconstrained one.
   std::vector<ad::ColumnTransform> tr{ad::ColumnTransform{}};

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""Time to the posterior, whole process, bayes-vi's ordinal_logit / ordinal_probit (or beta_logit)
+against statsmodels (OrderedModel, BFGS; BetaModel).
+
+    /usr/bin/python3 bench/ordinal_time.py [--build build] [--rows 20000] [--features 5]
+        [--likelihood ordinal_logit] [--levels 5] [--repeats 3] [--threads 1] [--extra '{"output_draws": 100}']
+
+Simulates the data once (`bayes-vi simulate`, x ~ N(0, 1), beta ~ N(0, 1); ordinal: K = --levels
+with cutpoints F^-1(k/K)), then times in alternating order, --repeats times each:
+
+* statsmodels: `python3 -c` starting the interpreter, importing pandas and statsmodels, reading the
+  CSV with pandas.read_csv, fitting OrderedModel(y, X, distr).fit(method="bfgs") (BetaModel(y,
+  X).fit() for beta_logit) and taking the standard errors;
+* bayes-vi: `bayes-vi fit CONFIG --threads T --quiet` with the default settings (summary to a pipe),
+  vague priors normal(0, 10) on beta (and the cutpoints).
+
+Prints the median wall time of each, their ratio, bayes-vi's iterations and the largest
+|posterior mean - statsmodels' estimate| / posterior sd.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+
+import numpy as np
+
+STATSMODELS = r"""
+import sys, json
+import pandas as pd
+lik = sys.argv[2]
+df = pd.read_csv(sys.argv[1], float_precision="round_trip")  # the default parser reads 0.99999999999999989 as 1
+y = df.pop("y").to_numpy()
+X = df.to_numpy()
+if lik.startswith("ordinal"):
+    from statsmodels.miscmodels.ordinal_model import OrderedModel
+    m = OrderedModel(y.astype(int), X, distr="logit" if lik == "ordinal_logit" else "probit")
+    res = m.fit(method="bfgs", disp=False, maxiter=2000)
+    D = X.shape[1]
+    est = list(res.params[:D]) + list(m.transform_threshold_params(res.params)[1:-1])
+else:
+    import statsmodels.api as sm
+    from statsmodels.othermod.betareg import BetaModel
+    res = BetaModel(y, X).fit(disp=False)
+    est = list(res.params[:-1])
+se = res.bse.tolist()
+print(json.dumps({"est": [float(v) for v in est]}))
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--rows", type=int, default=20000)
+    ap.add_argument("--features", type=int, default=5)
+    ap.add_argument("--likelihood", default="ordinal_logit")
+    ap.add_argument("--levels", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--extra", default="{}", help="JSON merged into /inference")
+    ap.add_argument("--skip-statsmodels", action="store_true")
+    args = ap.parse_args()
+    bvi = os.path.join(args.build, "bayes-vi")
+    ordinal = args.likelihood.startswith("ordinal")
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = os.path.join(tmp, "d.csv")
+        cmd = [bvi, "simulate", "--rows", str(args.rows), "--features", str(args.features), "--seed", "19",
+               "--likelihood", args.likelihood, "--output", csv, "--threads", str(args.threads)]
+        if ordinal:
+            cmd += ["--levels", str(args.levels)]
+        subprocess.run(cmd, check=True)
+        priors = {"beta": {"normal": {"loc": 0, "scale": 10}}}
+        if ordinal:
+            priors["cutpoints"] = {"normal": {"loc": 0, "scale": 10}}
+        cfg = {"data": {"csv": csv, "response": "y"},
+               "model": {"likelihood": args.likelihood, "intercept": False, "priors": priors},
+               "inference": dict({"seed": 7}, **json.loads(args.extra))}
+        path = os.path.join(tmp, "c.json")
+        with open(path, "w") as f:
+            json.dump(cfg, f)
+        t_sm, t_bvi = [], []
+        sm_out = bvi_out = None
+        for _ in range(args.repeats):
+            if not args.skip_statsmodels:
+                t0 = time.time()
+                p = subprocess.run(["/usr/bin/python3", "-c", STATSMODELS, csv, args.likelihood],
+                                   capture_output=True, text=True, check=True)
+                t_sm.append(time.time() - t0)
+                sm_out = json.loads(p.stdout)
+            t0 = time.time()
+            p = subprocess.run([bvi, "fit", path, "--quiet", "--threads", str(args.threads)],
+                               capture_output=True, text=True, check=True)
+            t_bvi.append(time.time() - t0)
+            bvi_out = json.loads(p.stdout)
+    b = statistics.median(t_bvi)
+    line = "%s %d x %d: bayes-vi %.2f s (runs %s; %s, %d iterations)" % (
+        args.likelihood, args.rows, args.features, b, ", ".join("%.2f" % t for t in t_bvi),
+        bvi_out.get("algorithm", "?"), bvi_out.get("iterations", -1))
+    if t_sm:
+        s = statistics.median(t_sm)
+        line += ", statsmodels %.2f s (runs %s), ratio %.2f" % (s, ", ".join("%.2f" % t for t in t_sm), b / s)
+    print(line)
+    if sm_out:
+        params = [q for q in bvi_out["parameters"] if q["name"].startswith(("beta.", "cutpoints."))]
+        worst = max(abs(q["mean"] - e) / q["sd"] for q, e in zip(params, sm_out["est"]))
+        print("largest |mean - statsmodels| / sd: %.4f over %d parameters" % (worst, len(params)))
+
+
+if __name__ == "__main__":
+    main()
