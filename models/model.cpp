@@ -211,8 +211,16 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
   for (const auto& p : likelihood_parameters(config.likelihood)) {
     ParameterBlock b = declared_block(p, feature_names);
     if (p.constraint == "ordered") {
-      // The ordinal likelihoods' K - 1 cutpoints, "k|k+1" as brms labels its thresholds.
-      b.size = std::max<Index>(shape.response_levels, 2) - 1;
+      // The ordinal likelihoods' K - 1 cutpoints, "k|k+1" as brms labels its thresholds. Before the
+      // data is read (a preflight probe), as many as the longest array of a cutpoints prior gives,
+      // so a prior with one entry per cutpoint is not refused there.
+      Index known = shape.response_levels;
+      if (known <= 0)
+        if (const auto c = config.priors.find(p.name); c != config.priors.end())
+          for (const auto& h : c->second.hypers)
+            if (!h.second.is_expression() && h.second.values.size() > 1)
+              known = std::max<Index>(known, static_cast<Index>(h.second.values.size()) + 1);
+      b.size = std::max<Index>(known, 2) - 1;
       b.is_vector = true;
       b.transforms = ad::ordered_block(b.size);
       const std::vector<std::string>& names = shape.response_level_names;
