@@ -12,8 +12,13 @@ option(BVI_PCH "Precompile the third-party headers every translation unit parses
 option(BVI_UNITY "Compile each target's sources in batches (unity build)" ON)
 set(BVI_UNITY_BATCH 8 CACHE STRING "Sources per unity batch")
 
+# common/eigen_kernels.hpp is the one project header here: it declares Eigen's GEMM, GEMV and
+# triangular kernels as compiled once in the library (common/eigen_kernels.cpp), so the files that
+# multiply matrices stop compiling them for themselves. It changes only when the project starts
+# using another kernel specialization. Without precompiled headers each file compiles its kernels.
 set(BVI_PCH_HEADERS <Eigen/Core> <Eigen/Cholesky> <nlohmann/json.hpp> <algorithm> <cmath> <limits>
-                    <memory> <optional> <stdexcept> <string> <vector>)
+                    <memory> <optional> <stdexcept> <string> <vector>
+                    ${PROJECT_SOURCE_DIR}/common/eigen_kernels.hpp)
 
 # bvi_compile_fast(TARGET [EXTRA_HEADER ...]): TARGET's sources see BVI_PCH_HEADERS and the extra
 # ones (the CLI's CLI11, the tests' doctest) precompiled, and are compiled in unity batches.
