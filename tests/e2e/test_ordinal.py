@@ -94,6 +94,20 @@ class Ordinal(BinaryTestCase):
         self.assertIn("prior       cutpoints ~ student_t(df=3, loc=0, scale=2.5) (default)", p.stdout)
         self.assertIn("monte_carlo", p.stdout)
 
+    def test_cutpoints_prior_per_cutpoint(self):
+        # One entry per cutpoint (K - 1 = 3 here): the fit checks the config before it reads the
+        # data, when K is not known yet, and must not refuse the arrays there; the wrong length is
+        # refused once the data says K.
+        cfg = example_config("ordinal_logit")
+        cfg["model"]["priors"]["cutpoints"] = {"normal": {"loc": [-1, 0, 1], "scale": [2, 2, 2]}}
+        p = run(["fit", self.write_config(cfg), "--quiet"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([q["name"] for q in json.loads(p.stdout)["parameters"]][-3:],
+                         ["cutpoints.1", "cutpoints.2", "cutpoints.3"])
+        cfg["model"]["priors"]["cutpoints"] = {"normal": {"loc": [-1, 0, 1, 2], "scale": 2}}
+        self.assert_error(run(["fit", self.write_config(cfg), "--quiet"]), 78,
+                          where="/model/priors/cutpoints/normal/loc", contains="cutpoints has 3 entries")
+
     def test_fit_covers_the_truth(self):
         for link in ("ordinal_logit", "ordinal_probit"):
             p = run(["fit", self.write_config(example_config(link)), "--quiet", "--threads", "1"])
