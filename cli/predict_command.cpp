@@ -77,6 +77,35 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
+// The per-category predictions as CSV, one line per record of the input: p_1 ... p_K (the mean
+// over draws) and the most probable category; a row left out (dropped, missing) has empty
+// fields. With labels (/data/levels) the columns and categories are named by them.
+std::string category_table_csv(const models::OrdinalPredictions& pred, const models::PredictionRows& rows,
+                               const std::vector<std::string>& labels) {
+  const Eigen::Index K = pred.prob.cols(), n = rows.x.rows();
+  const bool named = static_cast<Eigen::Index>(labels.size()) == K;
+  std::string out;
+  for (Eigen::Index k = 0; k < K; ++k)
+    out += csv_field("p_" + (named ? labels[static_cast<std::size_t>(k)] : std::to_string(k + 1))) + ",";
+  out += "category\n";
+  Eigen::Index i = 0;
+  for (Eigen::Index r = 0; r < rows.records; ++r) {
+    if (i >= n || rows.record[static_cast<std::size_t>(i)] != r) {
+      out += std::string(static_cast<std::size_t>(K), ',') + "\n";
+      continue;
+    }
+    for (Eigen::Index k = 0; k < K; ++k) {
+      append_number(out, pred.prob(i, k));
+      out += ',';
+    }
+    out += (named ? csv_field(labels[static_cast<std::size_t>(pred.category[i]) - 1])
+                  : std::to_string(pred.category[i])) +
+           "\n";
+    ++i;
+  }
+  return out;
+}
+
 // The ordinal likelihoods' predictions: one probability column per category p_1 ... p_K (the mean
 // over draws), the most probable category; metrics log loss, accuracy and the ranked probability
 // score (models/ordinal_prediction.hpp).
@@ -90,29 +119,9 @@ int predict_ordinal_rows(const PredictOptions& o, const models::FitResult& fit, 
     write_file_atomically(o.replicates.second,
                           replicates_csv(models::replicate_ordinal(fit, prows, rows.record, replicates, seed, threads),
                                          rows.record, true));
-  const Eigen::Index K = pred.prob.cols(), n = rows.x.rows();
-  std::string out;
   // With /data/levels the columns and categories are named by the labels (p_poor, ..., category
   // "good"); the replicates stay category numbers 1 ... K (their position in the list).
-  const std::vector<std::string>& labels = fit.levels;
-  const bool named = static_cast<Eigen::Index>(labels.size()) == K;
-  for (Eigen::Index k = 0; k < K; ++k)
-    out += csv_field("p_" + (named ? labels[static_cast<std::size_t>(k)] : std::to_string(k + 1))) + ",";
-  out += "category\n";
-  Eigen::Index i = 0;
-  for (Eigen::Index r = 0; r < rows.records; ++r) {
-    if (i >= n || rows.record[static_cast<std::size_t>(i)] != r) {  // a row left out: empty fields
-      out += std::string(static_cast<std::size_t>(K), ',') + "\n";
-      continue;
-    }
-    for (Eigen::Index k = 0; k < K; ++k) {
-      append_number(out, pred.prob(i, k));
-      out += ',';
-    }
-    out += (named ? csv_field(labels[static_cast<std::size_t>(pred.category[i]) - 1]) : std::to_string(pred.category[i])) +
-           "\n";
-    ++i;
-  }
+  const std::string out = category_table_csv(pred, rows, fit.levels);
   nlohmann::ordered_json metrics;
   std::string report;
   if (rows.y.size() > 0) {
@@ -153,23 +162,7 @@ int predict_categorical_rows(const PredictOptions& o, const models::FitResult& f
         o.replicates.second,
         replicates_csv(models::replicate_categorical(fit, prows, rows.record, replicates, seed, K, ref, threads),
                        rows.record, true));
-  const Eigen::Index n = rows.x.rows();
-  std::string out;
-  for (int k = 0; k < K; ++k) out += "p_" + std::to_string(k + 1) + ",";
-  out += "category\n";
-  Eigen::Index i = 0;
-  for (Eigen::Index r = 0; r < rows.records; ++r) {
-    if (i >= n || rows.record[static_cast<std::size_t>(i)] != r) {  // a row left out: empty fields
-      out += std::string(static_cast<std::size_t>(K), ',') + "\n";
-      continue;
-    }
-    for (int k = 0; k < K; ++k) {
-      append_number(out, pred.prob(i, k));
-      out += ',';
-    }
-    out += std::to_string(pred.category[i]) + "\n";
-    ++i;
-  }
+  const std::string out = category_table_csv(pred, rows, {});
   nlohmann::ordered_json metrics;
   std::string report;
   if (rows.y.size() > 0) {
