@@ -106,6 +106,26 @@ std::string category_table_csv(const models::OrdinalPredictions& pred, const mod
   return out;
 }
 
+// The metrics of per-category predictions into `metrics` (rows, draws, log loss, accuracy, the
+// third score under `key`, whether weighted), and their one-line report.
+std::string category_metrics_json(nlohmann::ordered_json& metrics, const models::CategoryMetrics& m, const char* key,
+                                  const char* name, Eigen::Index draws, const Eigen::VectorXd* weight,
+                                  const std::string& weights_column) {
+  metrics["rows"] = m.rows;
+  metrics["draws"] = draws;
+  metrics["log_loss"] = m.log_loss;
+  metrics["accuracy"] = m.accuracy;
+  metrics[key] = m.score;
+  metrics["weighted"] = weight != nullptr;
+  if (weight) metrics["weight_sum"] = weight->sum();
+  char line[200];
+  std::snprintf(line, sizeof line, "%ld rows: log loss %.6g, accuracy %.4f, %s %.4f", m.rows, m.log_loss, m.accuracy,
+                name, m.score);
+  std::string report = line;
+  if (weight) report += " (weighted by " + weights_column + ")";
+  return report;
+}
+
 // The ordinal likelihoods' predictions: one probability column per category p_1 ... p_K (the mean
 // over draws), the most probable category; metrics log loss, accuracy and the ranked probability
 // score (models/ordinal_prediction.hpp).
@@ -128,18 +148,8 @@ int predict_ordinal_rows(const PredictOptions& o, const models::FitResult& fit, 
     // Weighted metrics when the fit had a weights column and these rows have it too.
     const Eigen::VectorXd* weight = rows.weight.size() ? &rows.weight : nullptr;
     const models::OrdinalMetrics m = models::ordinal_metrics(pred, rows.y, weight);
-    metrics["rows"] = m.rows;
-    metrics["draws"] = fit.draws.rows();
-    metrics["log_loss"] = m.log_loss;
-    metrics["accuracy"] = m.accuracy;
-    metrics["ranked_probability_score"] = m.rps;
-    metrics["weighted"] = weight != nullptr;
-    if (weight) metrics["weight_sum"] = weight->sum();
-    char line[200];
-    std::snprintf(line, sizeof line, "%ld rows: log loss %.6g, accuracy %.4f, ranked probability score %.4f",
-                  m.rows, m.log_loss, m.accuracy, m.rps);
-    report = line;
-    if (weight) report += " (weighted by " + weights_column + ")";
+    report = category_metrics_json(metrics, {m.rows, m.log_loss, m.accuracy, m.rps}, "ranked_probability_score",
+                                   "ranked probability score", fit.draws.rows(), weight, weights_column);
   } else if (!o.metrics.empty()) {
     throw data_error(file_line(path, 1), "no response column '" + fit.response + "': metrics need it");
   }
@@ -168,18 +178,8 @@ int predict_categorical_rows(const PredictOptions& o, const models::FitResult& f
   if (rows.y.size() > 0) {
     const Eigen::VectorXd* weight = rows.weight.size() ? &rows.weight : nullptr;
     const models::CategoricalMetrics m = models::categorical_metrics(pred, rows.y, weight);
-    metrics["rows"] = m.rows;
-    metrics["draws"] = fit.draws.rows();
-    metrics["log_loss"] = m.log_loss;
-    metrics["accuracy"] = m.accuracy;
-    metrics["brier_score"] = m.brier;
-    metrics["weighted"] = weight != nullptr;
-    if (weight) metrics["weight_sum"] = weight->sum();
-    char line[200];
-    std::snprintf(line, sizeof line, "%ld rows: log loss %.6g, accuracy %.4f, Brier score %.4f", m.rows,
-                  m.log_loss, m.accuracy, m.brier);
-    report = line;
-    if (weight) report += " (weighted by " + weights_column + ")";
+    report = category_metrics_json(metrics, {m.rows, m.log_loss, m.accuracy, m.brier}, "brier_score", "Brier score",
+                                   fit.draws.rows(), weight, weights_column);
   } else if (!o.metrics.empty()) {
     throw data_error(file_line(path, 1), "no response column '" + fit.response + "': metrics need it");
   }

@@ -110,28 +110,16 @@ OrdinalPredictions predict_categorical(const FitResult& fit, const PredictRows& 
 
 CategoricalMetrics categorical_metrics(const OrdinalPredictions& p, const Eigen::VectorXd& y,
                                        const Eigen::VectorXd* weight) {
-  CategoricalMetrics m;
-  const Eigen::Index n = y.size(), K = p.prob.cols();
-  m.rows = static_cast<long>(n);
-  if (n == 0) return m;
-  double loss = 0, hits = 0, brier = 0, total = 0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double w = weight ? (*weight)[i] : 1.0;
-    total += w;
-    if (w == 0) continue;  // a row that weighs nothing (its log P(y) may be -inf)
-    loss -= w * p.lpd[i];
-    if (p.category[i] == static_cast<int>(y[i])) hits += w;
+  const Eigen::Index K = p.prob.cols();
+  const CategoryMetrics c = category_metrics(p, y, weight, [&](Eigen::Index i) {
     double sq = 0;
     for (Eigen::Index k = 0; k < K; ++k) {
       const double d = p.prob(i, k) - (y[i] == static_cast<double>(k + 1) ? 1.0 : 0.0);
       sq += d * d;
     }
-    brier += w * sq;
-  }
-  m.log_loss = loss / total;
-  m.accuracy = hits / total;
-  m.brier = brier / total;
-  return m;
+    return sq;
+  });
+  return {c.rows, c.log_loss, c.accuracy, c.score};
 }
 
 Eigen::MatrixXd replicate_categorical(const FitResult& fit, const PredictRows& rows,

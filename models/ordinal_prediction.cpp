@@ -91,29 +91,17 @@ OrdinalPredictions predict_ordinal(const FitResult& fit, const PredictRows& rows
 }
 
 OrdinalMetrics ordinal_metrics(const OrdinalPredictions& p, const Eigen::VectorXd& y, const Eigen::VectorXd* weight) {
-  OrdinalMetrics m;
-  const Eigen::Index n = y.size(), K = p.prob.cols();
-  m.rows = static_cast<long>(n);
-  if (n == 0) return m;
-  double loss = 0, hits = 0, rps = 0, total = 0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double w = weight ? (*weight)[i] : 1.0;
-    total += w;
-    if (w == 0) continue;  // a row that weighs nothing (its log P(y) may be -inf)
-    loss -= w * p.lpd[i];
-    if (p.category[i] == static_cast<int>(y[i])) hits += w;
+  const Eigen::Index K = p.prob.cols();
+  const CategoryMetrics c = category_metrics(p, y, weight, [&](Eigen::Index i) {
     double cum = 0, sq = 0;
     for (Eigen::Index k = 0; k + 1 < K; ++k) {
       cum += p.prob(i, k);
       const double observed = y[i] <= static_cast<double>(k + 1) ? 1.0 : 0.0;
       sq += (cum - observed) * (cum - observed);
     }
-    rps += w * (K > 1 ? sq / static_cast<double>(K - 1) : 0.0);
-  }
-  m.log_loss = loss / total;
-  m.accuracy = hits / total;
-  m.rps = rps / total;
-  return m;
+    return K > 1 ? sq / static_cast<double>(K - 1) : 0.0;
+  });
+  return {c.rows, c.log_loss, c.accuracy, c.score};
 }
 
 Eigen::MatrixXd replicate_ordinal(const FitResult& full_fit, const PredictRows& full_rows,

@@ -26,6 +26,37 @@ struct OrdinalMetrics {
   double log_loss = 0, accuracy = 0, rps = 0;
 };
 
+// The metrics every per-category prediction has (log loss and accuracy of the most probable
+// category) and the weighted mean of a per-row `score(i)` (the ranked probability score, the Brier
+// score). With `weight` (non-negative, one per row): sum_i w_i m_i / sum_i w_i, as repeating row i
+// w_i times would give; a row of weight 0 is left out of the sums (its log P(y) may be -inf).
+struct CategoryMetrics {
+  long rows = 0;
+  double log_loss = 0, accuracy = 0, score = 0;
+};
+
+template <class Score>
+CategoryMetrics category_metrics(const OrdinalPredictions& p, const Eigen::VectorXd& y, const Eigen::VectorXd* weight,
+                                 Score score) {
+  CategoryMetrics m;
+  const Eigen::Index n = y.size();
+  m.rows = static_cast<long>(n);
+  if (n == 0) return m;
+  double loss = 0, hits = 0, scored = 0, total = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double w = weight ? (*weight)[i] : 1.0;
+    total += w;
+    if (w == 0) continue;
+    loss -= w * p.lpd[i];
+    if (p.category[i] == static_cast<int>(y[i])) hits += w;
+    scored += w * score(i);
+  }
+  m.log_loss = loss / total;
+  m.accuracy = hits / total;
+  m.score = scored / total;
+  return m;
+}
+
 bool is_ordinal(const std::string& likelihood);
 
 // Throws config errors for a likelihood that is not ordinal; std::logic_error when the draws lack
