@@ -46,7 +46,7 @@ void PointwiseLogLik::block(Eigen::Index r0, Eigen::Index m, Eigen::MatrixXd& et
     // size by libm. No allocation per row.
     namespace ei = Eigen::internal;
     using Packet = ei::packet_traits<double>::type;
-    constexpr Eigen::Index W = ei::unpacket_traits<Packet>::size;
+    constexpr Eigen::Index W = ei::packet_traits<double>::size;  // unpacket_traits<Packet> warns (the vector type's attributes)
     const Packet zero = ei::pset1<Packet>(0.0);
     for (Eigen::Index i = 0; i < m; ++i) {
       const double sign = (*rows_.y)[r0 + i] > 0.5 ? 1.0 : -1.0;
