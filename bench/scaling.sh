@@ -14,6 +14,7 @@ draws=${4:-64}
 steps=${STEPS:-7}
 repeats=${REPEATS:-3}
 bin="$build/bench/step_scaling"
+cmake --build "$build" --target step_scaling >/dev/null  # not in the default build
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpirun=(mpirun --oversubscribe --bind-to none)
 
