@@ -48,9 +48,9 @@ double log_cosh(double y) {
 
 }  // namespace
 
-double ExpectedPrior::pair_value(CorrelatedPair& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad) {
-  const GroupPrior& g = *c.group;
-  const bool dense = q.dense;
+double correlated_pair_value(const CorrelatedTilt::Columns& g, double eta, const vi::GaussianQ& q,
+                             Eigen::VectorXd* d_mean, const CorrelatedTilt::AddCov& add_cov, int* points) {
+  const bool grad = d_mean != nullptr;
   const Index J = g.groups;
   const std::array<Index, 3> v{g.sd_offset, g.sd_offset + 1, g.L_offset};
   std::array<double, 3> mv;
@@ -112,15 +112,15 @@ double ExpectedPrior::pair_value(CorrelatedPair& c, const vi::GaussianQ& q, vi::
     // The value is -quad / 2: every derivative above times -1/2. A covariance S_ik (i != k) read
     // as one number gets half of its derivative on each ordered pair.
     for (int p = 0; p < 2; ++p) {
-      grad->d_mean[r[p]] += -0.5 * dm[p];
-      add_cov(grad, dense, r[p], r[p], -0.5 * dS[p]);
+      (*d_mean)[r[p]] += -0.5 * dm[p];
+      add_cov(r[p], r[p], -0.5 * dS[p]);
       for (int i = 0; i < 3; ++i) {
-        add_cov(grad, dense, r[p], v[i], -0.25 * dSrv[p][i]);
-        add_cov(grad, dense, v[i], r[p], -0.25 * dSrv[p][i]);
+        add_cov(r[p], v[i], -0.25 * dSrv[p][i]);
+        add_cov(v[i], r[p], -0.25 * dSrv[p][i]);
       }
     }
-    add_cov(grad, dense, r[0], r[1], -0.25 * dS[2]);
-    add_cov(grad, dense, r[1], r[0], -0.25 * dS[2]);
+    add_cov(r[0], r[1], -0.25 * dS[2]);
+    add_cov(r[1], r[0], -0.25 * dS[2]);
   }
   double total = -0.5 * quad;
   if (grad)
@@ -128,19 +128,19 @@ double ExpectedPrior::pair_value(CorrelatedPair& c, const vi::GaussianQ& q, vi::
       // d(c E)/dm_v = c E a and d(c E)/dS_vv = c E a a' / 2 (as a symmetric matrix), times -1/2.
       const double k = -0.5 * kTerms[t].c * sum_E[t];
       for (int i = 0; i < 3; ++i) {
-        grad->d_mean[v[i]] += k * kTerms[t].a[i];
-        for (int j = 0; j < 3; ++j) add_cov(grad, dense, v[i], v[j], 0.5 * k * kTerms[t].a[i] * kTerms[t].a[j]);
+        (*d_mean)[v[i]] += k * kTerms[t].a[i];
+        for (int j = 0; j < 3; ++j) add_cov(v[i], v[j], 0.5 * k * kTerms[t].a[i] * kTerms[t].a[j]);
       }
     }
   // -J log 2 pi - J (u1 + u2).
   const double Jd = static_cast<double>(J);
   total += -Jd * kLog2Pi - Jd * (mv[0] + mv[1]);
   if (grad) {
-    grad->d_mean[v[0]] -= Jd;
-    grad->d_mean[v[1]] -= Jd;
+    (*d_mean)[v[0]] -= Jd;
+    (*d_mean)[v[1]] -= Jd;
   }
   // (J - 2 eta) E[log cosh y] - log c_2(eta), by Gauss–Hermite in y.
-  const double w = Jd - 2.0 * g.eta, sy = std::sqrt(Svv[2][2]);
+  const double w = Jd - 2.0 * eta, sy = std::sqrt(Svv[2][2]);
   auto rule = [&](int points, double* d_m, double* d_var) {
     const quadrature::GaussHermiteRule& gh = quadrature::gauss_hermite(points);
     double val = 0.0, dm = 0.0, dv = 0.0;
@@ -156,21 +156,31 @@ double ExpectedPrior::pair_value(CorrelatedPair& c, const vi::GaussianQ& q, vi::
     }
     return w * val;
   };
-  c.points = 16;
+  int n = 16;
   double d_my = 0.0, d_vy = 0.0;
-  double value = rule(c.points, &d_my, &d_vy);
-  while (c.points < kMaxPoints) {
-    const double coarse = rule(c.points / 2, nullptr, nullptr);
+  double value = rule(n, &d_my, &d_vy);
+  while (n < kMaxPoints) {
+    const double coarse = rule(n / 2, nullptr, nullptr);
     if (std::abs(value - coarse) <= 1e-12 * (1.0 + std::abs(value)) || !std::isfinite(value)) break;
-    c.points *= 2;
-    value = rule(c.points, &d_my, &d_vy);
+    n *= 2;
+    value = rule(n, &d_my, &d_vy);
   }
-  total += value - ad::lkj_log_normalizer(g.eta, 2);
+  if (points) *points = n;
+  total += value - ad::lkj_log_normalizer(eta, 2);
   if (grad) {
-    grad->d_mean[v[2]] += d_my;
-    add_cov(grad, dense, v[2], v[2], d_vy);
+    (*d_mean)[v[2]] += d_my;
+    add_cov(v[2], v[2], d_vy);
   }
   return total;
+}
+
+double ExpectedPrior::pair_value(CorrelatedPair& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad) {
+  const GroupPrior& g = *c.group;
+  const bool dense = q.dense;
+  const CorrelatedTilt::Columns col{g.r_offset, g.groups, g.sd_offset, g.L_offset};
+  if (!grad) return correlated_pair_value(col, g.eta, q, nullptr, {}, &c.points);
+  return correlated_pair_value(col, g.eta, q, &grad->d_mean,
+                               [&](Index i, Index k, double v) { add_cov(grad, dense, i, k, v); }, &c.points);
 }
 
 }  // namespace bvi::models

@@ -130,6 +130,10 @@ ExpectedPrior::ExpectedPrior(const Model& model, std::uint64_t seed, Index sampl
       pairs_.push_back({&g});
       continue;
     }
+    if (K <= CorrelatedTilt::kMaxEffects && log_positive(tr, g.sd_offset, K)) {
+      blocks_.push_back({&g, CorrelatedTilt(K)});
+      continue;
+    }
     Correlated c;
     c.group = &g;
     c.sd_transforms.assign(tr.begin() + g.sd_offset, tr.begin() + g.sd_offset + K);
@@ -237,6 +241,7 @@ double ExpectedPrior::evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* 
 
   for (const Scale& s : scales_) total += scale_value(s, q, grad);
   for (CorrelatedPair& c : pairs_) total += pair_value(c, q, grad);
+  for (CorrelatedBlock& c : blocks_) total += block_value(c, q, grad);
   for (Combo& c : combos_) total += combo_value(c, q, grad);
 
   double var = 0.0;
@@ -419,6 +424,15 @@ double ExpectedPrior::correlated_value(Correlated& c, const vi::GaussianQ& q, vi
       for (Index b = 0; b < K; ++b) add_cov(grad, false, base + a, base + b, -0.5 * c.A(a, b));
   }
   return value;
+}
+
+double ExpectedPrior::block_value(CorrelatedBlock& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad) {
+  const GroupPrior& g = *c.group;
+  const bool dense = q.dense;
+  const CorrelatedTilt::Columns col{g.r_offset, g.groups, g.sd_offset, g.L_offset};
+  if (!grad) return c.tilt.value(col, g.eta, q, nullptr, {}, &c.points);
+  return c.tilt.value(col, g.eta, q, &grad->d_mean,
+                      [&](Index i, Index k, double v) { add_cov(grad, dense, i, k, v); }, &c.points);
 }
 
 double ExpectedPrior::grid_value(const Grid& g, const vi::GaussianQ& q, int points,
@@ -645,6 +659,11 @@ std::vector<std::pair<std::string, std::string>> ExpectedPrior::methods() const 
   for (const CorrelatedPair& c : pairs_)
     out.push_back({name_of(c.group->r_offset),
                    "closed form in the effects and sds, quadrature in the correlation (two correlated effects)"});
+  for (const CorrelatedBlock& c : blocks_)
+    out.push_back({name_of(c.group->r_offset),
+                   "closed form in the effects and sds, quadrature in the correlations (" +
+                       std::to_string(c.group->effects) + " correlated effects, " + std::to_string(c.tilt.terms()) +
+                       " tilt terms per group)"});
   for (const Combo& c : combos_)
     out.push_back({name_of(c.term->offset), c.term->family->gaussian_expectation
                                                 ? "closed form (on the intercept at the column means)"

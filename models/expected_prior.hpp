@@ -27,6 +27,7 @@
 #include "inference/ad/ops/constrain.hpp"
 #include "inference/ad/tape.hpp"
 #include "inference/exact/expected_log_density.hpp"
+#include "models/correlated_tilt.hpp"
 #include "models/model.hpp"
 
 namespace bvi::models {
@@ -107,6 +108,13 @@ class ExpectedPrior {
     const GroupPrior* group;
     int points = 16;
   };
+  // The same for three to CorrelatedTilt::kMaxEffects correlated effects: r' W r's terms built
+  // at setup for that K (models/correlated_tilt.hpp).
+  struct CorrelatedBlock {
+    const GroupPrior* group;
+    CorrelatedTilt tilt;
+    int points = 16;
+  };
   struct Sampled {
     const PriorTerm* term;       // a prior term, or
     const GroupPrior* group = nullptr;  // a factor's correlated effects (fullrank)
@@ -129,6 +137,7 @@ class ExpectedPrior {
   double combo_value(Combo& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad);
   double correlated_value(Correlated& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad);
   double pair_value(CorrelatedPair& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad);
+  double block_value(CorrelatedBlock& c, const vi::GaussianQ& q, vi::ExpectationGradient* grad);
   // Adds g to G_ik (ordered pair): meanfield keeps the diagonal in d_var and the rest here.
   void add_cov(vi::ExpectationGradient* grad, bool dense, Index i, Index k, double g);
 
@@ -142,6 +151,7 @@ class ExpectedPrior {
   std::vector<Combo> combos_;
   std::vector<Correlated> correlated_;  // meanfield's way with correlated factors (sampled_ holds fullrank's)
   std::vector<CorrelatedPair> pairs_;   // correlated factors of two effects, exact for every family
+  std::vector<CorrelatedBlock> blocks_;  // of three or more (up to CorrelatedTilt::kMaxEffects), exact too
   ad::Tape tape_;
   Eigen::MatrixXd z_, z_adj_;
   Eigen::VectorXd d_var_;                  // meanfield: the prior's diagonal G at the last gradient

@@ -57,8 +57,9 @@ void refuse_unfit_sparse(const spec::Config& config, const Model& model) {
   throw config_error("/inference/algorithm",
                      model.group_priors().empty()
                          ? "sparse is for models with group effects; use fullrank (the same family without them)"
-                         : "the sparse family does not fit three or more correlated group effects (their LKJ prior's "
-                           "expectation is a sample average) or priors with parameters as hyperparameters yet; "
+                         : "the sparse family does not fit five or more correlated group effects (their LKJ prior's "
+                           "expectation is a sample average; up to four are exact) or priors with parameters as "
+                           "hyperparameters yet; "
                            "use fullrank, structured or meanfield");
 }
 

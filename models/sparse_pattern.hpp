@@ -21,7 +21,7 @@ std::shared_ptr<const vi::BlockPattern> make_block_pattern(const Model& model, c
 namespace bvi::models {
 
 // Whether the sparse family can fit the model: it has group effects, and every prior term is
-// exact under a Gaussian q (no sample-average terms: three or more correlated effects under an
+// exact under a Gaussian q (no sample-average terms: five or more correlated effects under an
 // LKJ prior and priors whose hyperparameters are parameters other than hierarchical scales are
 // not yet).
 bool sparse_family_fits(const Model& model);

@@ -4,7 +4,7 @@ can fit; its optimum is dense fullrank's (the same means and sds to 1e-6 of an s
 multilevel reference problems: one factor, correlated varying slopes, three crossed factors, few
 rows per group); it contains the structured family (its ELBO at least structured's) and keeps the
 sd of a logistic varying intercept with 2 to 4 rows per group; predict reads its fit; it refuses
-what it cannot fit (three or more correlated effects, the Monte Carlo method) with exit 78."""
+what it cannot fit (the Monte Carlo method) with exit 78."""
 import json
 import os
 import tempfile
@@ -105,13 +105,7 @@ class SparseFamily(BinaryTestCase):
         self.assertEqual(auto["elbo_se"], 0.0)
 
     def test_what_it_cannot_fit(self):
-        # Three correlated effects (an LKJ prior's sample average): auto takes another family, and
-        # asking for sparse is a config error.
-        three = "y ~ x + (1 + x + z | g)"
-        auto = self.fit_config(self.weak({}, three))
-        self.assertNotEqual(auto["algorithm"], "sparse")
-        p = run(["fit", self.write_config(self.weak({"algorithm": "sparse"}, three)), "--quiet"])
-        self.assert_error(p, 78, where="/inference/algorithm", contains="correlated")
+        # Five or more correlated effects (an LKJ prior's sample average): test_sparse_three_effects.py.
         p = run(["fit", self.write_config(self.weak({"algorithm": "sparse", "method": "monte_carlo"})), "--quiet"])
         self.assert_error(p, 78, where="/inference/algorithm", contains="exact method")
 

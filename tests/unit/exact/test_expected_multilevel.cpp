@@ -1,7 +1,7 @@
 // The exact expected log joint of multilevel models (support/multilevel_fixture.hpp: a factor
 // with correlated intercept and two slopes under LKJ(2), and a factor of varying intercepts),
 // every likelihood and both families: the gradient against central differences of the value
-// (the correlated factor's prior is a sample average over fixed draws, smooth in q), the value
+// (the correlated factor's prior exact: Gaussian tilts, models/correlated_tilt.hpp), the value
 // against a Monte Carlo average of the AD log joint, meanfield's Hessian-vector product against
 // differences of the gradient where every term is exact, the centred intercept prior, and the
 // same bits for 1, 2 and 3 threads and for chunks that lost rows. The structured family (each
