@@ -579,9 +579,6 @@ Config parse_config_text(const std::string& text, const std::string& path, const
     }
   }
   model["groups"] = resolve_groups(model.at("groups"), cfg.data, cfg.model);
-  if (categorical && !cfg.model.groups.empty())
-    throw config_error(cfg.model.formula.empty() ? cfg.model.groups.front().pointer : "/model/formula",
-                       "group terms are not supported with the categorical_logit likelihood yet");
   if (cfg.data.features && cfg.data.features->empty() && !cfg.model.intercept && cfg.model.groups.empty() &&
       !ordinal)
     throw config_error("/data/features",
