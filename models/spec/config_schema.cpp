@@ -385,7 +385,8 @@ const Section& inference_section() {
           {"draws_per_step", Kind::auto_integer, nullptr, false, between(1, 1e6), {},
            "monte_carlo: draws per gradient step, evaluated as one batch. null: 128 for natural with meanfield, "
            "max(128, 2 P + 32) for natural with fullrank (P parameters; its curvature estimate needs more "
-           "draws than parameters), 64 for the other optimizers."},
+           "draws than parameters; 4 P + 32 for categorical_logit with group terms, whose gradients are "
+           "noisier), 64 for the other optimizers."},
           {"optimizer", Kind::object, Json{{"name", "natural"}}, false, {}, {},
            "monte_carlo: the stochastic optimizer; its keys depend on `name`. Null under the exact method, "
            "which has its own."},
