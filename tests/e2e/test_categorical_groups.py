@@ -255,14 +255,23 @@ class CategoricalGroups(BinaryTestCase):
         np.testing.assert_allclose(got.sum(axis=1), 1.0, rtol=1e-12)
         again = run(["predict", config, "--fit", out, "--data", self.path("new.csv"), "--seed", "4"])
         self.assertEqual(again.stdout, p.stdout)
-        # With responses: the metrics are those of the probabilities.
-        p = run(["predict", config, "--fit", out, "--metrics", self.path("m.json")])
+        # With responses: the metrics are those of the probabilities; replicates (from the draws, group
+        # effects included) as frequent as the probabilities say.
+        p = run(["predict", config, "--fit", out, "--metrics", self.path("m.json"), "--replicates", "200",
+                 self.path("rep.csv")])
         self.assertEqual(p.returncode, 0, p.stderr)
         rows = read_csv_rows(p.stdout)
         probs = np.array([[float(r["p_%d" % (k + 1)]) for k in range(K)] for r in rows])
         with open(self.path("m.json")) as f:
             metrics = json.load(f)
         self.assertAlmostEqual(metrics["log_loss"], -np.log(probs[np.arange(len(y)), y - 1]).mean(), places=6)
+        reps = np.loadtxt(self.path("rep.csv"), delimiter=",", skiprows=1)
+        self.assertEqual(reps.shape, (200, len(y)))
+        # Per group: the replicated categories' frequencies against the rows' mean probabilities.
+        for l in range(3):
+            rows_l = g == l
+            for k in range(K):
+                self.assertLess(abs((reps[:, rows_l] == k + 1).mean() - probs[rows_l, k].mean()), 0.03)
 
     def test_refusals(self):
         csv = self.data(300, 6, 1)[0]
