@@ -159,25 +159,39 @@ models::PredictRows predict_rows_of(const FitForConfig& f, const models::Predict
   prows.y = rows.y.size() > 0 ? &rows.y : nullptr;
   prows.trials = rows.trials.size() ? &rows.trials : nullptr;
   prows.offset = rows.offset.size() ? &rows.offset : nullptr;
+  // categorical_logit: one set of effects per non-reference category k (r_F.k.l.e, sd_F.k.e,
+  // cor_F.k.i.j), each with its own new groups' draws (stream f C + c).
+  const models::ParameterLayout& layout = f.model->layout();
+  std::vector<std::string> cats{""};
+  if (layout.categories() > 0) {
+    cats.clear();
+    for (int k = 1; k <= layout.categories(); ++k)
+      if (k != layout.reference_category()) cats.push_back(std::to_string(k) + ".");
+  }
+  const auto C = static_cast<int>(cats.size());
   for (std::size_t f = 0; f < design.groups.size(); ++f) {
     const auto& g = design.groups[f];
-    models::PredictGroupEffects pg;
-    pg.r_column = fit_rows_column_of(fit.names, "r_" + g.ident + ".1.1");
-    pg.effects = g.effects();
-    pg.intercept = g.intercept;
-    pg.level = &rows.groups[f].level;
-    pg.slopes = &rows.groups[f].slopes;
-    const Eigen::Index sd = fit_rows_column_of(fit.names, "sd_" + g.ident + ".1");
-    const Eigen::Index cor = fit_rows_column_of(fit.names, "cor_" + g.ident + ".2.1");
-    if (pg.r_column < 0 || sd < 0) throw std::logic_error("predict: the draws have no columns of " + g.label);
     const auto fresh = static_cast<Eigen::Index>(rows.groups[f].new_levels.size());
-    pg.new_effects =
-        models::draw_new_groups(fit.draws, sd, cor, pg.effects, fresh, seed, static_cast<int>(f));
+    for (int c = 0; c < C; ++c) {
+      const std::string& k = cats[static_cast<std::size_t>(c)];
+      models::PredictGroupEffects pg;
+      pg.r_column = fit_rows_column_of(fit.names, "r_" + g.ident + "." + k + "1.1");
+      pg.effects = g.effects();
+      pg.intercept = g.intercept;
+      pg.level = &rows.groups[f].level;
+      pg.slopes = &rows.groups[f].slopes;
+      pg.category = layout.categories() > 0 ? c : -1;
+      const Eigen::Index sd = fit_rows_column_of(fit.names, "sd_" + g.ident + "." + k + "1");
+      const Eigen::Index cor = fit_rows_column_of(fit.names, "cor_" + g.ident + "." + k + "2.1");
+      if (pg.r_column < 0 || sd < 0) throw std::logic_error("predict: the draws have no columns of " + g.label);
+      pg.new_effects = models::draw_new_groups(fit.draws, sd, cor, pg.effects, fresh, seed,
+                                               static_cast<int>(f) * C + c);
+      prows.groups.push_back(std::move(pg));
+    }
     if (fresh > 0)
       cli_logger().info(std::to_string(fresh) + " new groups of " + g.label + " (" +
                         rows.groups[f].new_levels[0] + (fresh > 1 ? ", ..." : "") +
                         "): their effects are drawn from the fitted population");
-    prows.groups.push_back(std::move(pg));
   }
   return prows;
 }

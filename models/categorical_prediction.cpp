@@ -23,9 +23,11 @@ struct CategoryDraws {
   std::vector<Eigen::MatrixXd> beta;
   Eigen::MatrixXd alpha;
   int K = 0, ref = 1;
+  const FitResult* fit = nullptr;
 
-  CategoryDraws(const FitResult& fit, Eigen::Index S, Eigen::Index D, int categories, int reference)
-      : K(categories), ref(reference) {
+  CategoryDraws(const FitResult& fit_result, Eigen::Index S, Eigen::Index D, int categories, int reference)
+      : K(categories), ref(reference), fit(&fit_result) {
+    const FitResult& fit = fit_result;
     const Eigen::Index C = K - 1;
     alpha = Eigen::MatrixXd::Zero(S, C);
     Eigen::Index c = 0;
@@ -70,6 +72,24 @@ struct CategoryDraws {
       else
         eta[c].leftCols(m).setZero();
       eta[c].leftCols(m).colwise() += alpha.col(static_cast<Eigen::Index>(c));
+    }
+    // Each category's group effects: known groups' draws of r_F.k.l.e, new groups' population draws.
+    for (const PredictGroupEffects& g : rows.groups) {
+      if (g.category < 0 || g.category >= static_cast<int>(eta.size()))
+        throw std::logic_error("predict: categorical_logit group effects without their category");
+      Eigen::MatrixXd& e = eta[static_cast<std::size_t>(g.category)];
+      const Eigen::Index S = e.rows();
+      for (Eigen::Index i = 0; i < m; ++i) {
+        const std::int32_t level = (*g.level)[static_cast<std::size_t>(r0 + i)];
+        for (Eigen::Index k = 0; k < g.effects; ++k) {
+          const Eigen::Index j = k - (g.intercept ? 1 : 0);
+          const double z = j < 0 ? 1.0 : (*g.slopes)(r0 + i, j);
+          if (level >= 0)
+            e.col(i) += z * fit->draws.col(g.r_column + level * g.effects + k).head(S);
+          else
+            e.col(i) += z * g.new_effects.col((-level - 1) * g.effects + k).head(S);
+        }
+      }
     }
   }
 };

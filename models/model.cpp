@@ -144,10 +144,6 @@ PriorTerm make_prior_term(const ParameterBlock& block, const spec::PriorConfig& 
   return term;
 }
 
-std::string effect_pair(const GroupShape& g, std::size_t i, std::size_t j) {
-  return g.label + ": cor(" + g.effects[j] + ", " + g.effects[i] + ")";
-}
-
 }  // namespace
 
 Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
@@ -233,31 +229,47 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
   }
   for (const auto& p : config.parameters) m.layout_.add(declared_block(p, feature_names));
   // Group sds and correlations of every factor, then every factor's group effects.
+  // categorical_logit: each non-reference category k has its own effects, sds and correlations
+  // (brms's sd_g__muk_Intercept), category-major within each block (sd_g.k.e, cor_g.k.i.j,
+  // r_g.k.l.e), so category c's part of a block is the run of columns a single factor's would be.
+  const auto cat_name = [&](std::size_t c) { return categorical ? std::to_string(cats[c]) + "." : std::string(); };
+  const auto cat_label = [&](std::size_t c) { return categorical ? "mu" + std::to_string(cats[c]) + "_" : std::string(); };
+  const auto n_cats = static_cast<std::size_t>(C);
   for (const auto& g : shape.groups) {
     const Index K = g.effects_count();
-    ParameterBlock sd{"sd_" + g.ident, 0, K, true, {}, Support::positive, {ad::Bound::lower, 0.0, 0.0}};
-    for (const auto& e : g.effects) sd.labels.push_back(g.label + ": sd(" + e + ")");
+    ParameterBlock sd{"sd_" + g.ident, 0, C * K, true, {}, Support::positive, {ad::Bound::lower, 0.0, 0.0}};
+    for (std::size_t c = 0; c < n_cats; ++c)
+      for (std::size_t e = 0; e < g.effects.size(); ++e) {
+        if (categorical) sd.names.push_back("sd_" + g.ident + "." + cat_name(c) + std::to_string(e + 1));
+        sd.labels.push_back(g.label + ": sd(" + cat_label(c) + g.effects[e] + ")");
+      }
     m.layout_.add(std::move(sd));
     if (g.has_correlations()) {
-      ParameterBlock L{"L_" + g.ident, 0, ad::corr::free_entries(K), true, {}, Support::real, {}};
-      L.transforms = ad::cholesky_corr_block(K);
-      for (std::size_t i = 1; i < g.effects.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j) {
-          L.names.push_back("cor_" + g.ident + "." + std::to_string(i + 1) + "." + std::to_string(j + 1));
-          L.labels.push_back(effect_pair(g, i, j));
-        }
+      ParameterBlock L{"L_" + g.ident, 0, C * ad::corr::free_entries(K), true, {}, Support::real, {}};
+      for (std::size_t c = 0; c < n_cats; ++c) {
+        const auto t = ad::cholesky_corr_block(K);
+        L.transforms.insert(L.transforms.end(), t.begin(), t.end());
+        for (std::size_t i = 1; i < g.effects.size(); ++i)
+          for (std::size_t j = 0; j < i; ++j) {
+            L.names.push_back("cor_" + g.ident + "." + cat_name(c) + std::to_string(i + 1) + "." +
+                              std::to_string(j + 1));
+            L.labels.push_back(g.label + ": cor(" + cat_label(c) + g.effects[j] + ", " + cat_label(c) +
+                               g.effects[i] + ")");
+          }
+      }
       m.layout_.add(std::move(L));
     }
   }
   for (const auto& g : shape.groups) {
     const Index K = g.effects_count();
-    ParameterBlock r{"r_" + g.ident, 0, g.groups() * K, true, {}, Support::real, {}};
-    for (Index l = 0; l < g.groups(); ++l)
-      for (Index k = 0; k < K; ++k) {
-        r.names.push_back("r_" + g.ident + "." + std::to_string(l + 1) + "." + std::to_string(k + 1));
-        r.labels.push_back(g.label + "[" + g.levels[static_cast<std::size_t>(l)] +
-                           "]:" + g.effects[static_cast<std::size_t>(k)]);
-      }
+    ParameterBlock r{"r_" + g.ident, 0, C * g.groups() * K, true, {}, Support::real, {}};
+    for (std::size_t c = 0; c < n_cats; ++c)
+      for (Index l = 0; l < g.groups(); ++l)
+        for (Index k = 0; k < K; ++k) {
+          r.names.push_back("r_" + g.ident + "." + cat_name(c) + std::to_string(l + 1) + "." + std::to_string(k + 1));
+          r.labels.push_back(g.label + "[" + g.levels[static_cast<std::size_t>(l)] + "]:" + cat_label(c) +
+                             g.effects[static_cast<std::size_t>(k)]);
+        }
     m.layout_.add(std::move(r));
   }
 
@@ -329,22 +341,26 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
         make_prior_term(features_view, config.priors.at("beta"), "beta", 0, D, 0, 0, m.layout_, depends);
   }
   for (const auto& g : shape.groups) {
-    GroupPrior gp;
-    gp.r_offset = m.layout_.find("r_" + g.ident)->offset;
-    gp.sd_offset = m.layout_.find("sd_" + g.ident)->offset;
-    gp.groups = g.groups();
-    gp.effects = g.effects_count();
+    // One independent prior per category (categorical_logit), each over its own run of columns.
+    const Index K = g.effects_count(), G = g.groups();
     const auto cor = config.priors.find("cor_" + g.ident);
-    if (g.has_correlations()) {
-      gp.L_offset = m.layout_.find("L_" + g.ident)->offset;
-      gp.eta = prior_of(config, "cor_" + g.ident).hypers.at("eta").values.at(0);
-    } else if (cor != config.priors.end()) {
+    if (!g.has_correlations() && cor != config.priors.end())
       throw config_error(cor->second.pointer,
                          "the group term of '" + g.label + "' has " +
                              (g.correlated ? "a single effect per group" : "uncorrelated effects") +
                              ": no correlations to give a prior");
+    for (Index c = 0; c < C; ++c) {
+      GroupPrior gp;
+      gp.r_offset = m.layout_.find("r_" + g.ident)->offset + c * G * K;
+      gp.sd_offset = m.layout_.find("sd_" + g.ident)->offset + c * K;
+      gp.groups = G;
+      gp.effects = K;
+      if (g.has_correlations()) {
+        gp.L_offset = m.layout_.find("L_" + g.ident)->offset + c * ad::corr::free_entries(K);
+        gp.eta = prior_of(config, "cor_" + g.ident).hypers.at("eta").values.at(0);
+      }
+      m.group_priors_.push_back(gp);
     }
-    m.group_priors_.push_back(gp);
   }
   m.column_means_ = shape.column_means.size() == static_cast<Index>(feature_names.size())
                         ? shape.column_means

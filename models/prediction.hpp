@@ -35,6 +35,9 @@ struct PredictGroupEffects {
   const std::vector<std::int32_t>* level = nullptr;  // per row: a known group, or -(j + 1): new group j
   const data::RowMatrix<double>* slopes = nullptr;   // rows x slopes
   Eigen::MatrixXd new_effects;                       // draws x (new groups K), group j at columns j K ...
+  // categorical_logit: the non-reference category (0 ... K - 2, as its linear predictors) these
+  // effects enter, r_column that of r_F.k.1.1; -1 for the other likelihoods' single predictor.
+  int category = -1;
 };
 
 // `x` holds the rows' features in the fit's order, already standardized as the fit was.

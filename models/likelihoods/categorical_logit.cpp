@@ -1,6 +1,7 @@
 #include "models/likelihoods/categorical_logit.hpp"
 
 #include <cmath>
+#include <new>
 #include <stdexcept>
 
 #include "inference/ad/ad.hpp"
@@ -18,9 +19,10 @@ CategoricalLogit::CategoricalLogit(const ParameterLayout& layout, bool /*fused: 
   if (const ParameterBlock* alpha = layout.find("alpha")) alpha_offset_ = alpha->offset;
   categories_ = layout.categories();
   reference_ = layout.reference_category();
+  // The group effects' blocks, in the order of the model's group terms (Model::build), each
+  // category-major: category c's effects are the run of size / C columns from offset + c size / C.
   for (const auto& b : layout.blocks())
-    if (b.name.compare(0, 2, "r_") == 0)
-      throw std::logic_error("categorical_logit has no group effects yet (the config refuses them)");
+    if (b.name.compare(0, 2, "r_") == 0) r_blocks_.push_back({b.offset, b.size});
 }
 
 // An integer category 1, 2, ...: K is the largest in the data unless the config gives it.
@@ -34,11 +36,38 @@ std::string CategoricalLogit::check_response(double y) const {
 template <class T>
 ad::Var CategoricalLogit::evaluate(const ad::Var& params, const DataBlock<T>& block) const {
   if (categories_ < 2) throw std::logic_error("categorical_logit: the layout does not know K");
-  if (block.n_groups > 0) throw std::logic_error("categorical_logit has no group effects yet");
   const ad::Var beta = params.cols(beta_offset_, beta_size_);
   const ad::Var alpha = alpha_offset_ >= 0 ? params.cols(alpha_offset_, categories_ - 1) : ad::Var();
+  const ad::Var* group = block.n_groups > 0 ? group_effects(params, block) : nullptr;
   return ad::categorical_logit_glm<T>(alpha_offset_ >= 0 ? &alpha : nullptr, beta, block.x,
-                                      LinearPredictor::rows(block), categories_, reference_);
+                                      LinearPredictor::rows(block), categories_, reference_, group);
+}
+
+// Per non-reference category c, sum_F sum_k z_k r_F[c][group_F(row), k] as an S x m Var: the
+// gather op once per category over that category's slice of every factor's effects.
+template <class T>
+const ad::Var* CategoricalLogit::group_effects(const ad::Var& params, const DataBlock<T>& block) const {
+  if (block.n_groups != static_cast<int>(r_blocks_.size()))
+    throw std::logic_error("the data's grouping factors do not match the model's group effects");
+  ad::Tape& tape = params.tape();
+  const Index C = categories_ - 1;
+  auto* out = tape.arena().allocate_array<ad::Var>(static_cast<std::size_t>(C));
+  auto* terms = tape.arena().allocate_array<ad::GroupTermRows<T>>(static_cast<std::size_t>(block.n_groups));
+  for (Index c = 0; c < C; ++c) {
+    for (int f = 0; f < block.n_groups; ++f) {
+      const data::GroupData<T>& g = block.groups[f];
+      const auto [offset, size] = r_blocks_[static_cast<std::size_t>(f)];
+      if (size != C * g.groups() * g.effects()) throw std::logic_error("r_" + g.ident + " has the wrong size");
+      ad::GroupTermRows<T>* t = new (terms + f) ad::GroupTermRows<T>();
+      t->r = params.cols(offset + c * (size / C), size / C);
+      t->level = g.level.data() + block.first_local;
+      t->n_slopes = g.slopes.cols();
+      t->slopes = t->n_slopes > 0 ? g.slopes.data() + block.first_local * t->n_slopes : nullptr;
+      t->intercept = g.intercept;
+    }
+    new (out + c) ad::Var(ad::group_effects<T>(terms, block.n_groups, block.rows));
+  }
+  return out;
 }
 
 ad::Var CategoricalLogit::log_lik(const ad::Var& params, const DataBlock<double>& block) const {

@@ -6,7 +6,12 @@
 // so each non-reference category has its own intercept alpha.k and coefficients beta.k.j (the
 // layout's categories and reference_category, set by Model::build; beta's columns feature-major).
 // K is the largest category in the data or /model/categories. Only the Monte Carlo method fits it
-// (each row's expectation is a (K - 1)-dimensional integral), and no group effects yet.
+// (each row's expectation is a (K - 1)-dimensional integral). Group effects (brms's (1 + x | g)
+// with family categorical): each non-reference category k has its own r_g.k.l.e, sd_g.k.e and
+// cor_g.k.i.j, gathered by group index per category (ad::group_effects) and added to eta_k.
+#include <utility>
+#include <vector>
+
 #include "models/likelihoods/likelihood.hpp"
 
 namespace bvi::models {
@@ -29,10 +34,14 @@ class CategoricalLogit final : public Likelihood {
  private:
   template <class T>
   ad::Var evaluate(const ad::Var& params, const DataBlock<T>& block) const;
+  // K - 1 Vars (S x m each) on the tape's arena: each category's group part of eta.
+  template <class T>
+  const ad::Var* group_effects(const ad::Var& params, const DataBlock<T>& block) const;
 
   Index alpha_offset_ = -1;  // -1: no intercepts
   Index beta_offset_ = 0, beta_size_ = 0;
-  int categories_ = 0, reference_ = 1;  // categories_ 0: not known (the data reader's probe)
+  int categories_ = 0, reference_ = 1;
+  std::vector<std::pair<Index, Index>> r_blocks_;  // per grouping factor: r_F's offset and size  // categories_ 0: not known (the data reader's probe)
 };
 
 }  // namespace bvi::models

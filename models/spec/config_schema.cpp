@@ -198,7 +198,9 @@ const Section& model_section() {
            "statsmodels' MNLogit): P(y = k) = exp(eta_k) / sum_j exp(eta_j) with eta_k = alpha_k + x . beta_k "
            "for every category k but the reference (`/model/reference_category`, whose eta is 0); the "
            "parameters are `alpha.k` and `beta.k.j` (feature j), the `alpha` and `beta` priors applying to "
-           "every category's; fitted by the monte_carlo method, no group terms, offset or exposure yet."},
+           "every category's; group terms give each such category its own effects, sds and correlations "
+           "(`r_F.k.l.e`, `sd_F.k.e`, `cor_F.k.i.j`, brms's sd_F__muk_...); fitted by the monte_carlo method, "
+           "no offset or exposure yet."},
           {"categories",
            Kind::auto_integer,
            nullptr,
@@ -383,7 +385,8 @@ const Section& inference_section() {
           {"draws_per_step", Kind::auto_integer, nullptr, false, between(1, 1e6), {},
            "monte_carlo: draws per gradient step, evaluated as one batch. null: 128 for natural with meanfield, "
            "max(128, 2 P + 32) for natural with fullrank (P parameters; its curvature estimate needs more "
-           "draws than parameters), 64 for the other optimizers."},
+           "draws than parameters; 4 P + 32 for categorical_logit with group terms, whose gradients are "
+           "noisier), 64 for the other optimizers."},
           {"optimizer", Kind::object, Json{{"name", "natural"}}, false, {}, {},
            "monte_carlo: the stochastic optimizer; its keys depend on `name`. Null under the exact method, "
            "which has its own."},

@@ -579,9 +579,6 @@ Config parse_config_text(const std::string& text, const std::string& path, const
     }
   }
   model["groups"] = resolve_groups(model.at("groups"), cfg.data, cfg.model);
-  if (categorical && !cfg.model.groups.empty())
-    throw config_error(cfg.model.formula.empty() ? cfg.model.groups.front().pointer : "/model/formula",
-                       "group terms are not supported with the categorical_logit likelihood yet");
   if (cfg.data.features && cfg.data.features->empty() && !cfg.model.intercept && cfg.model.groups.empty() &&
       !ordinal)
     throw config_error("/data/features",
@@ -724,8 +721,15 @@ void resolve_automatic(Config& config, long long parameters, long long rows, boo
     return;
   }
   const bool natural = inf.optimizer.name == "natural";
+  // The natural rule's curvature is a P x P covariance of gradients and draws. categorical_logit's
+  // K - 1 sets of group effects make it noisier than the other likelihoods' at the same P: with
+  // 2P + 32 draws its fullrank fits of (1 + x | g) (1200 rows, 12 groups, P = 60) diverged in 4 of
+  // 6 seeds, with 4P + 32 in none of 12 (ordinal_logit's of the same size in none with 2P + 32).
+  const long long per_parameter =
+      config.model.likelihood == "categorical_logit" && !config.model.groups.empty() ? 4 : 2;
   if (inf.draws_per_step == 0)
-    inf.draws_per_step = !natural ? 64 : inf.algorithm == "meanfield" ? 128 : std::max(128LL, 2 * parameters + 32);
+    inf.draws_per_step =
+        !natural ? 64 : inf.algorithm == "meanfield" ? 128 : std::max(128LL, per_parameter * parameters + 32);
   if (inf.max_iterations == 0) inf.max_iterations = natural ? 200 : 10000;
   if (inf.eval_elbo == 0) inf.eval_elbo = std::max(1LL, inf.max_iterations / 50);
   if (inf.elbo_samples == 0) inf.elbo_samples = 100;

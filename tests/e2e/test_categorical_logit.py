@@ -7,7 +7,7 @@ per-term and per-category ones; K = 2 against bernoulli_logit on y - 1 (value an
 truth it was drawn from (data/make_likelihood_data.py), under auto (fullrank) and meanfield;
 predict's probabilities, metrics and replicates against numbers computed from draws.csv;
 simulate's data fitted back; the same bits on 1 and 2 ranks, float32 features; and the errors: a category that is not an integer >= 1, or above
-/model/categories, is exit 65 at FILE:LINE; group terms, offset, the exact method, a reference
+/model/categories, is exit 65 at FILE:LINE; offset, the exact method, a reference
 category beyond K or on another likelihood, kfold and loo are exit 78. About 10 CPU-seconds."""
 import collections
 import csv
@@ -329,9 +329,6 @@ class Categorical(BinaryTestCase):
                 "/model/categories", "categorical_logit likelihood only")
         refused(lambda c: c["inference"].update(method="exact"), "/inference/method", "monte_carlo")
         refused(lambda c: c["data"].update(offset="x3"), "/data/offset", "takes no offset")
-        refused(lambda c: c.update(model={"likelihood": "categorical_logit", "formula": "y ~ x1 + (1 | x3)"},
-                                   data={"csv": CSV}),
-                "/model/formula", "group terms are not supported with the categorical_logit likelihood yet")
         self.assert_error(run(["kfold", self.write_config(base), "--folds", "2", "--output", self.path("kf")]), 78,
                           where="/model/likelihood", contains="kfold does not support")
 

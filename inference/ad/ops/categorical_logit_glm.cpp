@@ -1,6 +1,7 @@
 #include "inference/ad/ops/categorical_logit_glm.hpp"
 
 #include <algorithm>
+#include <new>
 #include <cmath>
 #include <stdexcept>
 #include <type_traits>
@@ -13,7 +14,7 @@ namespace bvi::ad {
 
 template <class T>
 Var categorical_logit_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, int categories,
-                          int reference) {
+                          int reference, const Var* group) {
   const Index C = categories - 1;
   if (categories < 2 || reference < 1 || reference > categories)
     throw std::invalid_argument("categorical_logit_glm: K >= 2 categories and a reference in 1 ... K needed");
@@ -22,10 +23,17 @@ Var categorical_logit_glm(const Var* alpha, const Var& beta, const T* x, const G
   const Index D = beta.cols() / C, CS = C * S;
   if (alpha && (alpha->rows() != S || alpha->cols() != C))
     throw std::invalid_argument("categorical_logit_glm: alpha must be S x (K - 1)");
+  bool group_adj = false;
+  if (group)
+    for (Index c = 0; c < C; ++c) {
+      if (group[c].rows() != S || group[c].cols() != m)
+        throw std::invalid_argument("categorical_logit_glm: each category's group effects must be S x m");
+      group_adj = group_adj || group[c].has_adj();
+    }
   Tape& tape = beta.tape();
   const bool alpha_adj = alpha && alpha->has_adj();
   const bool beta_adj = beta.has_adj() && D > 0;
-  const bool needs_adj = alpha_adj || beta_adj;
+  const bool needs_adj = alpha_adj || beta_adj || group_adj;
   Var out = tape.make(S, 1, needs_adj);
   Eigen::Map<Eigen::ArrayXd> ll(tape.val_ptr(out), S);
   ll.setZero();
@@ -45,6 +53,13 @@ Var categorical_logit_glm(const Var* alpha, const Var& beta, const T* x, const G
   }
   // alpha's storage (S x C column-major) is the (C S)-vector of the same row order.
   if (alpha) Eigen::Map<Eigen::MatrixXd>(eta, CS, m).colwise() += Eigen::Map<const Eigen::VectorXd>(alpha->val_data(), CS);
+  // Category c's group part (S x m, column n the row) into rows c S ... c S + S - 1 of eta's column n.
+  if (group)
+    for (Index c = 0; c < C; ++c) {
+      const double* e = group[c].val_data();
+      for (Index n = 0; n < m; ++n)
+        Eigen::Map<Eigen::VectorXd>(eta + n * CS + c * S, S) += Eigen::Map<const Eigen::VectorXd>(e + n * S, S);
+    }
 
   // Row by row: an S x C block of linear predictors (leading dimension S). hi = max(0, eta's), then
   // log sum_k exp(eta_k) = hi + log(exp(-hi) + sum_c exp(eta_c - hi)).
@@ -103,15 +118,32 @@ Var categorical_logit_glm(const Var* alpha, const Var& beta, const T* x, const G
   }
   const Var bv = beta_adj ? beta : Var();
   const Var av = alpha_adj ? *alpha : Var();
-  tape.on_backward([bv, av, out, gx, gsum, S, C, D] {
+  // The group parts' adjoints need G itself (in eta's place): the op's own copy of the C Vars.
+  Var* gv = nullptr;
+  if (group_adj) {
+    gv = tape.arena().allocate_array<Var>(static_cast<std::size_t>(C));
+    for (Index c = 0; c < C; ++c) new (gv + c) Var(group[c]);
+  }
+  const double* g_rows = eta;
+  tape.on_backward([bv, av, out, gx, gsum, gv, g_rows, S, C, D, m] {
     Eigen::Map<const Eigen::ArrayXd> dout(out.adj_data(), S);
+    if (gv)
+      for (Index c = 0; c < C; ++c) {
+        if (!gv[c].has_adj()) continue;
+        double* ga = gv[c].adj_data();
+        for (Index n = 0; n < m; ++n)
+          Eigen::Map<Eigen::ArrayXd>(ga + n * S, S) +=
+              Eigen::Map<const Eigen::ArrayXd>(g_rows + n * S * C + c * S, S) * dout;
+      }
     if (bv.has_adj()) bv.adj() += Eigen::Map<const Eigen::ArrayXXd>(gx, S, C * D).colwise() * dout;
     if (av.has_adj()) av.adj() += Eigen::Map<const Eigen::ArrayXXd>(gsum, S, C).colwise() * dout;
   });
   return out;
 }
 
-template Var categorical_logit_glm<double>(const Var*, const Var&, const double*, const GlmRows&, int, int);
-template Var categorical_logit_glm<float>(const Var*, const Var&, const float*, const GlmRows&, int, int);
+template Var categorical_logit_glm<double>(const Var*, const Var&, const double*, const GlmRows&, int, int,
+                                           const Var*);
+template Var categorical_logit_glm<float>(const Var*, const Var&, const float*, const GlmRows&, int, int,
+                                          const Var*);
 
 }  // namespace bvi::ad

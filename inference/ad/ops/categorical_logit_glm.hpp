@@ -11,6 +11,9 @@
 // it neither overflows nor underflows; dl/deta = 1[y = c] - softmax_c, and the gradient of beta
 // is one more GEMM, G X, formed in the forward pass (as glm_kernel.hpp does). Responses rows.y
 // are the categories 1 ... K. Float data: the GEMMs in single precision, the rest in double.
+// `group` (may be null) points to C Vars, each S x m: category c's group-level part of eta (the
+// gathered effects of ad::group_effects), added to eta_{s,n,c}; its adjoint is G's row block
+// times dout, so the effects' gradient stays indexed (the gather op scatters it into r).
 #include "inference/ad/ops/glm_rows.hpp"
 #include "inference/ad/var.hpp"
 
@@ -18,7 +21,7 @@ namespace bvi::ad {
 
 template <class T>
 Var categorical_logit_glm(const Var* alpha, const Var& beta, const T* x, const GlmRows& rows, int categories,
-                          int reference);
+                          int reference, const Var* group = nullptr);
 
 // The index c (0 ... K - 2) of category y's linear predictor, or -1 for the reference category.
 inline int categorical_slot(int y, int reference) { return y == reference ? -1 : (y < reference ? y - 1 : y - 2); }
