@@ -42,6 +42,16 @@ g_lognormal_varying_intercept
                       lognormal, y ~ x1 + x2 + (1 | g): 3000 rows, 30 groups "s01" ... "s30".
                       Truth: alpha 1.0, beta (0.4, -0.3), sigma 0.8, sd_g 0.4; sigma ~
                       half_normal(2). Responses to 6 significant digits.
+h_many_groups_correlated
+                      normal, y ~ x + (1 + x | g): about 12,500 rows, 400 groups with string labels
+                      (two or three syllables, some capitalized) of very unequal sizes (log-normal:
+                      median 16 rows, 1 to 459; four singletons forced and three of 300-500 rows).
+                      x a count 0..4 (min(4, Poisson) with a group-varying rate: skewed, about 40 %
+                      zeros and 4 % fours). Truth: alpha 1, beta 0.5, sd_g (0.6, 0.3), cor -0.5
+                      (drawn, not recoloured), sigma 1. Issue 18's reference.
+i_many_groups_uncorrelated
+                      the same shape of data (its own draw), y ~ x + (1 + x || g): independent
+                      intercepts and slopes, sd_g (0.6, 0.3).
 """
 
 import argparse
@@ -378,6 +388,84 @@ def g_lognormal_varying_intercept(rng):
     return ["y", "x1", "x2", "g"], rows, cfg, truth
 
 
+# ------------------------------------------------------------------------------------------
+# h, i. many groups of very unequal sizes, varying slopes on a skewed few-valued covariate
+# ------------------------------------------------------------------------------------------
+
+SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "be", "da", "fu", "go", "ha", "jo",
+             "pe", "zu"]
+
+
+def many_groups_data(rng, cor):
+    """About 12,000 rows in 400 groups of 1 to several hundred rows (a log-normal size
+    distribution, with four singletons and three of 300-500 rows), string labels of two or three syllables, some capitalized
+    (byte order differs from case-insensitive order). x: a count 0..4, min(4, Poisson(lambda_g))
+    with a group-varying lambda_g (skewed: about half the rows 0; groups whose rows are all 0
+    inform no slope). Truth: alpha 1.0, beta 0.5, sd_g (0.6, 0.3), cor `cor`, sigma 1.0."""
+    G = 400
+    sizes = np.clip(np.floor(np.exp(rng.normal(2.8, 1.05, size=G))), 1, 600).astype(int)
+    pick = rng.choice(G, 7, replace=False)
+    sizes[pick[:4]] = 1                                  # a few singletons
+    sizes[pick[4:]] = rng.integers(300, 501, size=3)     # and a few of several hundred rows
+    labels = set()
+    while len(labels) < G:
+        k = rng.integers(2, 4)
+        w = "".join(SYLLABLES[j] for j in rng.integers(0, len(SYLLABLES), size=k))
+        labels.add(w.capitalize() if rng.random() < 0.3 else w)
+    labels = sorted(labels)
+    labels = [labels[i] for i in rng.permutation(G)]
+    sd = np.array([0.6, 0.3])
+    cov = np.array([[sd[0] ** 2, cor * sd[0] * sd[1]], [cor * sd[0] * sd[1], sd[1] ** 2]])
+    u = rng.normal(0.0, 1.0, size=(G, 2)) @ np.linalg.cholesky(cov).T
+    lam = np.exp(rng.normal(np.log(0.8), 0.6, size=G))
+    g = np.repeat(np.arange(G), sizes)
+    g = g[rng.permutation(len(g))]
+    N = len(g)
+    x = np.minimum(4, rng.poisson(lam[g]))
+    y = 1.0 + 0.5 * x + u[g, 0] + u[g, 1] * x + rng.normal(0.0, 1.0, size=N)
+    rows = [[fmt(y[i]), "%d" % x[i], labels[g[i]]] for i in range(N)]
+    truth = {"alpha": 1.0, "beta": [0.5], "sigma": 1.0, "sd_g": sd.tolist(),
+             "sample_sd": np.std(u, axis=0, ddof=1).tolist(),
+             "group_sizes": {labels[k]: int(sizes[k]) for k in range(G)},
+             "x_counts": np.bincount(x, minlength=5).tolist(),
+             "r_g": {labels[k]: u[k].tolist() for k in range(G)}}
+    if cor != 0.0:
+        truth["cor_g"] = cor
+    truth["sample_cor"] = float(np.corrcoef(u.T)[0, 1])
+    return rows, truth
+
+
+def many_groups_config(name, correlated):
+    priors = {
+        "alpha": {"normal": {"loc": 0, "scale": 5}},
+        "beta": {"normal": {"loc": 0, "scale": 2.5}},
+        "sigma": {"half_normal": {"scale": 2}},
+        "sd_g": {"half_normal": {"scale": [1, 1]}},
+    }
+    if correlated:
+        priors["cor_g"] = {"lkj": {"eta": 2}}
+    return {
+        "data": {"csv": "data/%s.csv" % name, "response": "y", "features": ["x"],
+                 "standardize": False},
+        "model": {
+            "likelihood": "normal",
+            "intercept": True,
+            "groups": [{"by": ["g"], "intercept": True, "terms": ["x"], "correlated": correlated}],
+            "priors": priors,
+        },
+    }
+
+
+def h_many_groups_correlated(rng):
+    rows, truth = many_groups_data(rng, -0.5)
+    return ["y", "x", "g"], rows, many_groups_config("h_many_groups_correlated", True), truth
+
+
+def i_many_groups_uncorrelated(rng):
+    rows, truth = many_groups_data(rng, 0.0)
+    return ["y", "x", "g"], rows, many_groups_config("i_many_groups_uncorrelated", False), truth
+
+
 PROBLEMS = [  # name, generator, seed
     ("a_varying_intercept", a_varying_intercept, 1201),
     ("b_correlated_slopes", b_correlated_slopes, 1202),
@@ -386,6 +474,8 @@ PROBLEMS = [  # name, generator, seed
     ("e_negbin_varying_intercept", e_negbin_varying_intercept, 1205),
     ("f_gamma_varying_intercept", f_gamma_varying_intercept, 1206),
     ("g_lognormal_varying_intercept", g_lognormal_varying_intercept, 1207),
+    ("h_many_groups_correlated", h_many_groups_correlated, 1208),
+    ("i_many_groups_uncorrelated", i_many_groups_uncorrelated, 1209),
 ]
 
 

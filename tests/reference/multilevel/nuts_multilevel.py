@@ -18,7 +18,9 @@ non-centred) fixes the prior families; their numbers come from the config, whose
 checked against the program's: alpha normal (uncentred: `"centered": true` is refused), beta
 normal, sigma half_normal (normal, lognormal), phi gamma (negative_binomial_log), shape gamma (gamma_log), sd_F
 half_normal, cor_F lkj.
-Anything else in the config is refused.
+Anything else in the config is refused. A program may compute the same log density in another way
+(h_ and i_many_groups: the normal likelihood summed group by group from sufficient statistics,
+which its transformed data block computes from the rows it is given).
 
 Rscript runs rstan's NUTS: `--chains` chains of `--warmup` + `--samples` iterations from `--seed`.
 If any reported parameter has rank-normalized split R-hat above `--rhat` or bulk ESS below
