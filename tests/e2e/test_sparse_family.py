@@ -2,7 +2,9 @@
 between the effects of groups that share no row. auto takes it for models with group effects it
 can fit; its optimum is dense fullrank's (the same means and sds to 1e-6 of an sd on the bundled
 multilevel reference problems: one factor, correlated varying slopes, three crossed factors, few
-rows per group, and 400 groups of 1 to 459 rows with varying slopes correlated and not); it contains the structured family (its ELBO at least structured's) and keeps the
+rows per group; with BVI_SLOW_TESTS=1 also 400 groups of 1 to 459 rows with varying slopes
+correlated and not, where dense fullrank at P = 806 costs 35-47 CPU-s a fit: measured 5e-10 and 1e-10
+sd); it contains the structured family (its ELBO at least structured's) and keeps the
 sd of a logistic varying intercept with 2 to 4 rows per group; predict reads its fit; it refuses
 what it cannot fit (the Monte Carlo method) with exit 78."""
 import json
@@ -69,8 +71,10 @@ class SparseFamily(BinaryTestCase):
         self.assertLess(sd_g["mean"], 1.4)
 
     def test_equals_fullrank_on_the_reference_problems(self):
-        for name in ("a_varying_intercept", "b_correlated_slopes", "c_crossed_logistic", "d_weak_logistic",
-                     "h_many_groups_correlated", "i_many_groups_uncorrelated"):
+        names = ["a_varying_intercept", "b_correlated_slopes", "c_crossed_logistic", "d_weak_logistic"]
+        if os.environ.get("BVI_SLOW_TESTS") == "1":
+            names += ["h_many_groups_correlated", "i_many_groups_uncorrelated"]
+        for name in names:
             with self.subTest(name):
                 tight = {"tol_grad": 1e-10, "max_iterations": 500}
                 dense = self.fit_config(self.reference(name, dict(tight, algorithm="fullrank")), "dense.json")
