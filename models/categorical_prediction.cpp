@@ -77,19 +77,7 @@ struct CategoryDraws {
     for (const PredictGroupEffects& g : rows.groups) {
       if (g.category < 0 || g.category >= static_cast<int>(eta.size()))
         throw std::logic_error("predict: categorical_logit group effects without their category");
-      Eigen::MatrixXd& e = eta[static_cast<std::size_t>(g.category)];
-      const Eigen::Index S = e.rows();
-      for (Eigen::Index i = 0; i < m; ++i) {
-        const std::int32_t level = (*g.level)[static_cast<std::size_t>(r0 + i)];
-        for (Eigen::Index k = 0; k < g.effects; ++k) {
-          const Eigen::Index j = k - (g.intercept ? 1 : 0);
-          const double z = j < 0 ? 1.0 : (*g.slopes)(r0 + i, j);
-          if (level >= 0)
-            e.col(i) += z * fit->draws.col(g.r_column + level * g.effects + k).head(S);
-          else
-            e.col(i) += z * g.new_effects.col((-level - 1) * g.effects + k).head(S);
-        }
-      }
+      g.add_to(fit->draws, r0, m, eta[static_cast<std::size_t>(g.category)]);
     }
   }
 };

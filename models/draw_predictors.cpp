@@ -43,18 +43,7 @@ void DrawPredictors::block(const FitResult& fit, const PredictRows& rows, Eigen:
   else
     eta.leftCols(m).setZero();
   eta.leftCols(m).colwise() += alpha;
-  for (const PredictGroupEffects& g : rows.groups)
-    for (Eigen::Index i = 0; i < m; ++i) {
-      const std::int32_t level = (*g.level)[static_cast<std::size_t>(r0 + i)];
-      for (Eigen::Index k = 0; k < g.effects; ++k) {
-        const Eigen::Index j = k - (g.intercept ? 1 : 0);
-        const double z = j < 0 ? 1.0 : (*g.slopes)(r0 + i, j);
-        if (level >= 0)
-          eta.col(i) += z * fit.draws.col(g.r_column + level * g.effects + k);
-        else
-          eta.col(i) += z * g.new_effects.col((-level - 1) * g.effects + k);
-      }
-    }
+  for (const PredictGroupEffects& g : rows.groups) g.add_to(fit.draws, r0, m, eta);
 }
 
 }  // namespace bvi::models

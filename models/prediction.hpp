@@ -38,6 +38,23 @@ struct PredictGroupEffects {
   // categorical_logit: the non-reference category (0 ... K - 2, as its linear predictors) these
   // effects enter, r_column that of r_F.k.1.1; -1 for the other likelihoods' single predictor.
   int category = -1;
+
+  // eta.col(i) += rows r0 + i's effects z_k r_{level,k} for i < m, over eta.rows() draws: a known
+  // group's from the fit's draws, a new group's from new_effects.
+  void add_to(const Eigen::MatrixXd& draws, Eigen::Index r0, Eigen::Index m, Eigen::MatrixXd& eta) const {
+    const Eigen::Index S = eta.rows();
+    for (Eigen::Index i = 0; i < m; ++i) {
+      const std::int32_t g = (*level)[static_cast<std::size_t>(r0 + i)];
+      for (Eigen::Index k = 0; k < effects; ++k) {
+        const Eigen::Index j = k - (intercept ? 1 : 0);
+        const double z = j < 0 ? 1.0 : (*slopes)(r0 + i, j);
+        if (g >= 0)
+          eta.col(i) += z * draws.col(r_column + g * effects + k).head(S);
+        else
+          eta.col(i) += z * new_effects.col((-g - 1) * effects + k).head(S);
+      }
+    }
+  }
 };
 
 // `x` holds the rows' features in the fit's order, already standardized as the fit was.
