@@ -300,7 +300,7 @@ LooRun compute_loo(const LooRequest& req, reduce::Communicator& comm) {
   // Chunks of records in rounds: in round r rank k takes chunk r * ranks + k; every rank gets every
   // chunk's rows (allgatherv, in rank order = chunk order) and adds them in row order. A row's
   // values do not depend on who computed them, so any number of ranks and threads gives the same
-  // bytes; the memory is one round's rows.
+  // bytes; the memory is one round's rows (and this rank's next chunk, read ahead).
   const int ranks = comm.size();
   const Eigen::Index chunks = (records + kLooChunk - 1) / kLooChunk;
   // This rank's next chunk, read while the current one is computed (full loo).
