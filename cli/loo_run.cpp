@@ -151,13 +151,41 @@ models::PredictionRows loo_rows(const LooSetup& st, const std::string& fit_dir, 
   return rows;
 }
 
+// A chunk's rows read ahead (loo_rows' result, or the error it threw), or nothing yet.
+struct LooChunkRows {
+  bool read = false;
+  models::PredictionRows rows;
+  std::exception_ptr error;
+};
+
+void read_loo_chunk(const LooSetup& st, const std::string& fit_dir, Eigen::Index begin, Eigen::Index end,
+                    LooChunkRows& into) {
+  into.read = true;
+  try {
+    into.rows = loo_rows(st, fit_dir, begin, end);
+  } catch (...) {
+    into.error = std::current_exception();
+  }
+}
+
+// The chunk [begin, end) from `rows` (read here when they were not read ahead). With `next_end` >
+// `next_begin`, one thread reads that chunk into `next` while the others compute this one (the
+// reader is the only serial part: with 2 threads the other one waited for it); its error, if any,
+// is kept for its own round, so every error is reported where it was before.
 std::vector<double> loo_chunk(const LooSetup& st, const std::string& fit_dir, Eigen::Index begin,
-                              Eigen::Index end, int threads) {
+                              Eigen::Index end, int threads, LooChunkRows& rows_in, Eigen::Index next_begin,
+                              Eigen::Index next_end, LooChunkRows& next) {
   const FitForConfig& applied = st.applied;
-  const models::PredictionRows rows = loo_rows(st, fit_dir, begin, end);
+  if (!rows_in.read) read_loo_chunk(st, fit_dir, begin, end, rows_in);
+  if (rows_in.error) std::rethrow_exception(rows_in.error);
+  const models::PredictionRows& rows = rows_in.rows;
+  const bool read_ahead = next_end > next_begin;
   const Eigen::Index n = rows.x.rows();
   std::vector<double> out(static_cast<std::size_t>(n * kLooFields));
-  if (n == 0) return out;
+  if (n == 0) {
+    if (read_ahead) read_loo_chunk(st, fit_dir, next_begin, next_end, next);
+    return out;
+  }
   const models::PredictRows prows =
       predict_rows_of(applied, rows, static_cast<std::uint64_t>(applied.fit.seed));
   const models::PointwiseLogLik loglik(applied.fit, prows);
@@ -165,6 +193,8 @@ std::vector<double> loo_chunk(const LooSetup& st, const std::string& fit_dir, Ei
 #pragma omp parallel num_threads(threads)
   {
     Eigen::MatrixXd eta, ll;
+#pragma omp single nowait
+    if (read_ahead) read_loo_chunk(st, fit_dir, next_begin, next_end, next);
 #pragma omp for schedule(dynamic)
     for (Eigen::Index b0 = 0; b0 < n; b0 += kLooBlock) {
       try {
@@ -270,17 +300,24 @@ LooRun compute_loo(const LooRequest& req, reduce::Communicator& comm) {
   // Chunks of records in rounds: in round r rank k takes chunk r * ranks + k; every rank gets every
   // chunk's rows (allgatherv, in rank order = chunk order) and adds them in row order. A row's
   // values do not depend on who computed them, so any number of ranks and threads gives the same
-  // bytes; the memory is one round's rows.
+  // bytes; the memory is one round's rows (and this rank's next chunk, read ahead).
   const int ranks = comm.size();
   const Eigen::Index chunks = (records + kLooChunk - 1) / kLooChunk;
+  // This rank's next chunk, read while the current one is computed (full loo).
+  auto rows_now = std::make_unique<LooChunkRows>(), rows_next = std::make_unique<LooChunkRows>();
   for (Eigen::Index round = 0; round * ranks < chunks; ++round) {
     const Eigen::Index c = round * ranks + comm.rank();
     const std::vector<double> mine = reduce::collectively(comm, [&] {
       if (c >= chunks) return std::vector<double>();
       const Eigen::Index begin = c * kLooChunk, end = std::min(records, (c + 1) * kLooChunk);
-      return subsampled ? loo_subsample_chunk(st, req.fit, begin, end, threads)
-                        : loo_chunk(st, req.fit, begin, end, threads);
+      if (subsampled) return loo_subsample_chunk(st, req.fit, begin, end, threads);
+      const Eigen::Index cn = c + ranks;
+      const Eigen::Index next_begin = cn < chunks ? cn * kLooChunk : 0;
+      const Eigen::Index next_end = cn < chunks ? std::min(records, (cn + 1) * kLooChunk) : 0;
+      return loo_chunk(st, req.fit, begin, end, threads, *rows_now, next_begin, next_end, *rows_next);
     });
+    std::swap(rows_now, rows_next);
+    *rows_next = LooChunkRows();
     std::vector<long> counts(static_cast<std::size_t>(ranks), 0);
     counts[static_cast<std::size_t>(comm.rank())] = static_cast<long>(mine.size());
     comm.allreduce_sum(counts.data(), ranks);
