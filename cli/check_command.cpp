@@ -151,6 +151,8 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
          << join(g.effect_names(), " ")
          << (g.effects() >= 2 ? (g.correlated ? ", correlated" : ", uncorrelated") : "") << "\n";
     }
+    if (config.model.likelihood == "categorical_logit" && !d.groups.empty())
+      os << "groups      the effects above are per non-reference category: " << K - 1 << " sets of each\n";
     os << "model       " << config.model.likelihood << ", " << (config.model.intercept ? "with" : "no")
        << " intercept\n";
     const auto names = p.model.layout().column_names();

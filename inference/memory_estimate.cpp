@@ -154,12 +154,14 @@ void exact_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   // and proposed and their factor, the whitened residual, the step's direction and the last one,
   // Sigma and its factor along the line search), Anderson's reference factor and the whitened
   // trial's (~5 more), and L's rows of the design coordinates (des x P).
-  // The sparse family keeps no Anderson history but about 16 vectors on its pattern (q's precision
-  // and Sigma on it, two gradients, the proposal, its direction, the pattern's entry list, the
-  // factorization's matrix, its factor, fill-in allowed for, and the selected inverse) and 40 P.
-  const double a = dense ? P + P * (P + 1) / 2 : s.algorithm == "structured" ? 3 * P : sparse ? 0 : 2 * P;
+  // The sparse family keeps about 16 vectors on its pattern (q's precision and Sigma on it, two
+  // gradients, the proposal, its direction, the pattern's entry list, the factorization's matrix,
+  // its factor, fill-in allowed for, and the selected inverse) and 40 P, and mixes the last 10
+  // steps in P + V coordinates (about 55 a).
+  const double a = dense ? P + P * (P + 1) / 2 : s.algorithm == "structured" ? 3 * P : sparse ? P + V : 2 * P;
   out.push_back({"optimizer and family matrices", Phase::iterations,
-                 (30 * a + (dense ? 19 * P * P + des * P : sparse ? 16 * V + 40 * P : 40 * P)) * kDouble});
+                 ((sparse ? 55 : 30) * a + (dense ? 19 * P * P + des * P : sparse ? 16 * V + 40 * P : 40 * P)) *
+                     kDouble});
   // Sample-average prior terms (models/expected_prior.cpp): fixed draws (K x width, or K x P for
   // fullrank), their points and adjoints and the tape's array over them (K x width each), and
   // for meanfield the last gradient draws kept for the Hessian-vector products.
@@ -170,8 +172,8 @@ void exact_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
     out.push_back({"prior sample-average draws", Phase::iterations, numbers * kDouble + kMiB});
   }
   // The checkpoint's state: q, and [passes, step, the last direction (fullrank: P + P^2),
-  // Anderson's reference (P, or P^2) and history (2 + a (2 + 2 x 5))].
-  checkpoint_text(s, family_numbers(s) + (dense ? P + 2 * P * P : sparse ? P + V : P) + 12 * a, out);
+  // Anderson's reference (P, or P^2) and history (2 + a (2 + 2 x 5), sparse 2 x 10)].
+  checkpoint_text(s, family_numbers(s) + (dense ? P + 2 * P * P : sparse ? 2 * P + V : P) + (sparse ? 22 : 12) * a, out);
   // report_final_exact: the output draws through the log joint, values only (eps, zeta and their
   // copy), or with fewer than 100 of them first as many draws as final_elbo_draws for k-hat; then
   // the output draws and their constrained values beside the draws.csv text.

@@ -287,6 +287,13 @@ class CategoricalGroups(BinaryTestCase):
         refused(lambda c: None, "/model/likelihood", "kfold does not support",
                 command=("kfold", "--folds", "2", "--output", self.path("kf")))
 
+    def test_check_says_the_effects_are_per_category(self):
+        csv, _, _, _, _ = self.data(300, 10, 5)
+        p = run(["check", self.write_config(self.fit_config(csv))])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        levels = len(set(line.split(",")[-1] for line in open(csv).read().split()[1:]))
+        self.assertIn("per non-reference category: %d sets" % (levels - 1), p.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()
