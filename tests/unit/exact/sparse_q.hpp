@@ -58,4 +58,24 @@ inline void both_q(const std::shared_ptr<const vi::BlockPattern>& pat, const Eig
   dense.chol = Eigen::LLT<Eigen::MatrixXd>(0.5 * (Sigma + Sigma.transpose())).matrixL();
 }
 
+// The sparse q's dE/dSigma against the dense q's at the same Gaussian: on the pattern within
+// 1e-10, off it (where the sparse family stores nothing) below 1e-12, relative to the largest
+// entry of the symmetrized dense gradient.
+inline void check_sparse_cov_gradient(const vi::BlockPattern& pat, const vi::ExpectationGradient& sparse,
+                                      const vi::ExpectationGradient& dense) {
+  const Eigen::MatrixXd G = 0.5 * (dense.d_cov + dense.d_cov.transpose());
+  const double scale = G.cwiseAbs().maxCoeff();
+  double worst_on = 0.0, worst_off = 0.0;
+  for (Index i = 0; i < G.rows(); ++i)
+    for (Index k = 0; k < G.cols(); ++k) {
+      const Index slot = pat.slot(i, k);
+      if (slot >= 0)
+        worst_on = std::max(worst_on, std::abs(sparse.d_sparse[slot] - G(i, k)));
+      else
+        worst_off = std::max(worst_off, std::abs(G(i, k)));
+    }
+  CHECK(worst_on <= 1e-10 * scale);
+  CHECK(worst_off <= 1e-12 * scale);
+}
+
 }  // namespace bvi::test

@@ -261,18 +261,7 @@ TEST_CASE("three correlated effects: the prior is exact, sparse equals fullrank 
     CHECK(s.expected->value_se() == 0.0);
     CHECK(es == doctest::Approx(ed).epsilon(1e-11));
     CHECK((gs.d_mean - gd.d_mean).cwiseAbs().maxCoeff() <= 1e-10 * gd.d_mean.cwiseAbs().maxCoeff());
-    const MatrixXd G = 0.5 * (gd.d_cov + gd.d_cov.transpose());
-    double worst_on = 0.0, worst_off = 0.0;
-    for (Index i = 0; i < P; ++i)
-      for (Index k = 0; k < P; ++k) {
-        const Index slot = pat->slot(i, k);
-        if (slot >= 0)
-          worst_on = std::max(worst_on, std::abs(gs.d_sparse[slot] - G(i, k)));
-        else
-          worst_off = std::max(worst_off, std::abs(G(i, k)));
-      }
-    CHECK(worst_on <= 1e-10 * G.cwiseAbs().maxCoeff());
-    CHECK(worst_off <= 1e-12 * G.cwiseAbs().maxCoeff());
+    test::check_sparse_cov_gradient(*pat, gs, gd);
   }
 }
 
