@@ -37,7 +37,7 @@ spec::InferenceConfig config(const std::string& algorithm, const std::string& op
 
 TEST_CASE("meanfield ADVI finds mu = m and sigma_i = 1/sqrt(A_ii)") {
   const Eigen::MatrixXd A = test::test_precision(4);
-  test::GaussianTarget target(Eigen::Vector4d(1.0, -2.0, 0.5, 3.0), A, -7.0);
+  test::GaussianTarget target((Eigen::VectorXd(4) << 1.0, -2.0, 0.5, 3.0).finished(), A, -7.0);
   NullLogger log;
   auto cfg = config("meanfield", "adam", 0.05);
   cfg.optimizer.decay = 0.01;
@@ -55,7 +55,7 @@ TEST_CASE("meanfield ADVI finds mu = m and sigma_i = 1/sqrt(A_ii)") {
 
 TEST_CASE("fullrank ADVI recovers the covariance and an ELBO of log Z") {
   const Eigen::MatrixXd A = test::test_precision(3, 0.8);
-  test::GaussianTarget target(Eigen::Vector3d(0.5, -1.0, 2.0), A, 3.0);
+  test::GaussianTarget target((Eigen::VectorXd(3) << 0.5, -1.0, 2.0).finished(), A, 3.0);
   NullLogger log;
   auto cfg = config("fullrank", "adam", 0.05);
   cfg.optimizer.decay = 0.01;
@@ -72,7 +72,7 @@ TEST_CASE("fullrank ADVI recovers the covariance and an ELBO of log Z") {
 
 TEST_CASE("the stopping rule ends the run when the ELBO settles") {
   // The rule is relative, so the ELBO must be away from 0 for it to mean anything: c = -50.
-  test::GaussianTarget target(Eigen::Vector2d(1.0, -1.0), test::test_precision(2), -50.0);
+  test::GaussianTarget target((Eigen::VectorXd(2) << 1.0, -1.0).finished(), test::test_precision(2), -50.0);
   NullLogger log;
   auto cfg = config("meanfield", "adam", 0.1);
   cfg.tol_rel_obj = 0.01;
@@ -85,7 +85,7 @@ TEST_CASE("the stopping rule ends the run when the ELBO settles") {
 }
 
 TEST_CASE("Stan's eta adaptation picks an eta and the run converges") {
-  test::GaussianTarget target(Eigen::Vector2d(1.0, -1.0), test::test_precision(2));
+  test::GaussianTarget target((Eigen::VectorXd(2) << 1.0, -1.0).finished(), test::test_precision(2));
   test::RecordingLogger log;
   auto cfg = config("meanfield", "adaptive", 0.0);
   cfg.max_iterations = 2000;
@@ -98,7 +98,7 @@ TEST_CASE("Stan's eta adaptation picks an eta and the run converges") {
 }
 
 TEST_CASE("the same seed gives the same run, bit for bit") {
-  test::GaussianTarget target(Eigen::Vector2d(1.0, -1.0), test::test_precision(2));
+  test::GaussianTarget target((Eigen::VectorXd(2) << 1.0, -1.0).finished(), test::test_precision(2));
   NullLogger log;
   auto cfg = config("fullrank", "adam", 0.05);
   cfg.max_iterations = 300;
