@@ -52,6 +52,21 @@ h_many_groups_correlated
 i_many_groups_uncorrelated
                       the same shape of data (its own draw), y ~ x + (1 + x || g): independent
                       intercepts and slopes, sd_g (0.6, 0.3).
+j_student_t_varying_intercept
+                      student_t, y ~ x1 + x2 + (1 | g): 2000 rows, 30 groups "t01" ... "t30" of
+                      unequal sizes (log-normal weights, 10 rows at least). Truth: alpha 0.5,
+                      beta (0.6, -0.4), sigma 0.8, nu 4, sd_g 0.5; sigma ~ half_normal(2),
+                      nu ~ gamma(2, 0.1), brms's default.
+k_ordinal_varying_intercept
+                      ordinal_logit, y ~ x1 + x2 + (1 | g), no intercept: 2000 rows, 30 groups
+                      "o01" ... "o30" of unequal sizes, K = 4, cutpoints (-1.2, 0.2, 1.5), logistic
+                      noise. Truth: beta (0.8, -0.5), sd_g 0.6; cutpoints ~ student_t(3, 0, 2.5),
+                      bayes-vi's (and brms's) default.
+l_beta_varying_intercept
+                      beta_logit, y ~ x1 + x2 + (1 | g): 2000 rows, 30 groups "b01" ... "b30" of
+                      unequal sizes. Truth: alpha -0.3, beta (0.5, -0.4), phi 8, sd_g 0.4;
+                      phi ~ gamma(0.01, 0.01), brms's default. Responses to 6 significant digits,
+                      clipped to [1e-5, 1 - 1e-5] (none are at the clip with this seed).
 """
 
 import argparse
@@ -466,6 +481,115 @@ def i_many_groups_uncorrelated(rng):
     return ["y", "x", "g"], rows, many_groups_config("i_many_groups_uncorrelated", False), truth
 
 
+# ------------------------------------------------------------------------------------------
+# j, k, l. varying intercepts for student_t, ordinal_logit and beta_logit: groups of unequal size
+# ------------------------------------------------------------------------------------------
+
+def unequal_groups(rng, G, N, prefix):
+    """G groups of unequal sizes summing to N (log-normal weights, at least 10 rows each), labels
+    PREFIX01 ... in a shuffled order of sizes; returns (labels, sizes, g per row)."""
+    w = np.exp(rng.normal(0.0, 0.9, size=G))
+    sizes = np.maximum(10, np.floor(w / w.sum() * N)).astype(int)
+    sizes[np.argmax(sizes)] += N - sizes.sum()          # exactly N rows
+    assert sizes.min() >= 10 and sizes.sum() == N, sizes
+    labels = ["%s%02d" % (prefix, k + 1) for k in range(G)]
+    g = np.repeat(np.arange(G), sizes)
+    g = g[rng.permutation(N)]
+    return labels, sizes, g
+
+
+def j_student_t_varying_intercept(rng):
+    G, N = 30, 2000
+    labels, sizes, g = unequal_groups(rng, G, N, "t")
+    u = rng.normal(0.0, 0.5, size=G)
+    x1 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    x2 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    y = 0.5 + 0.6 * x1 - 0.4 * x2 + u[g] + 0.8 * rng.standard_t(4.0, size=N)
+    rows = [[fmt(y[i]), fmt(x1[i]), fmt(x2[i]), labels[g[i]]] for i in range(N)]
+    truth = {"alpha": 0.5, "beta": [0.6, -0.4], "sigma": 0.8, "nu": 4.0, "sd_g": [0.5],
+             "group_sizes": {labels[k]: int(sizes[k]) for k in range(G)},
+             "r_g": {labels[k]: float(u[k]) for k in range(G)}}
+    cfg = {
+        "data": {"csv": "data/j_student_t_varying_intercept.csv", "response": "y",
+                 "features": ["x1", "x2"], "standardize": False},
+        "model": {
+            "likelihood": "student_t",
+            "intercept": True,
+            "groups": [{"by": ["g"], "intercept": True, "terms": [], "correlated": True}],
+            "priors": {
+                "alpha": {"normal": {"loc": 0, "scale": 5}},
+                "beta": {"normal": {"loc": 0, "scale": 2.5}},
+                "sigma": {"half_normal": {"scale": 2}},
+                "nu": {"gamma": {"shape": 2, "rate": 0.1}},
+                "sd_g": {"half_normal": {"scale": 1}},
+            },
+        },
+    }
+    return ["y", "x1", "x2", "g"], rows, cfg, truth
+
+
+def k_ordinal_varying_intercept(rng):
+    G, N = 30, 2000
+    cut = np.array([-1.2, 0.2, 1.5])
+    labels, sizes, g = unequal_groups(rng, G, N, "o")
+    u = rng.normal(0.0, 0.6, size=G)
+    x1 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    x2 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    latent = 0.8 * x1 - 0.5 * x2 + u[g] + rng.logistic(size=N)
+    y = 1 + (latent[:, None] > cut[None, :]).sum(axis=1)
+    rows = [["%d" % y[i], fmt(x1[i]), fmt(x2[i]), labels[g[i]]] for i in range(N)]
+    truth = {"beta": [0.8, -0.5], "cutpoints": cut.tolist(), "sd_g": [0.6],
+             "category_counts": np.bincount(y, minlength=5)[1:].tolist(),
+             "group_sizes": {labels[k]: int(sizes[k]) for k in range(G)},
+             "r_g": {labels[k]: float(u[k]) for k in range(G)}}
+    cfg = {
+        "data": {"csv": "data/k_ordinal_varying_intercept.csv", "response": "y",
+                 "features": ["x1", "x2"], "standardize": False},
+        "model": {
+            "likelihood": "ordinal_logit",
+            "intercept": False,
+            "groups": [{"by": ["g"], "intercept": True, "terms": [], "correlated": True}],
+            "priors": {
+                "beta": {"normal": {"loc": 0, "scale": 2.5}},
+                "cutpoints": {"student_t": {"df": 3, "loc": 0, "scale": 2.5}},
+                "sd_g": {"half_normal": {"scale": 1}},
+            },
+        },
+    }
+    return ["y", "x1", "x2", "g"], rows, cfg, truth
+
+
+def l_beta_varying_intercept(rng):
+    G, N = 30, 2000
+    labels, sizes, g = unequal_groups(rng, G, N, "b")
+    u = rng.normal(0.0, 0.4, size=G)
+    x1 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    x2 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    mu = 1.0 / (1.0 + np.exp(-(-0.3 + 0.5 * x1 - 0.4 * x2 + u[g])))
+    phi = 8.0
+    y = np.clip(rng.beta(mu * phi, (1.0 - mu) * phi), 1e-5, 1.0 - 1e-5)
+    rows = [["%.6g" % y[i], fmt(x1[i]), fmt(x2[i]), labels[g[i]]] for i in range(N)]
+    truth = {"alpha": -0.3, "beta": [0.5, -0.4], "phi": phi, "sd_g": [0.4],
+             "group_sizes": {labels[k]: int(sizes[k]) for k in range(G)},
+             "r_g": {labels[k]: float(u[k]) for k in range(G)}}
+    cfg = {
+        "data": {"csv": "data/l_beta_varying_intercept.csv", "response": "y",
+                 "features": ["x1", "x2"], "standardize": False},
+        "model": {
+            "likelihood": "beta_logit",
+            "intercept": True,
+            "groups": [{"by": ["g"], "intercept": True, "terms": [], "correlated": True}],
+            "priors": {
+                "alpha": {"normal": {"loc": 0, "scale": 5}},
+                "beta": {"normal": {"loc": 0, "scale": 2.5}},
+                "phi": {"gamma": {"shape": 0.01, "rate": 0.01}},
+                "sd_g": {"half_normal": {"scale": 1}},
+            },
+        },
+    }
+    return ["y", "x1", "x2", "g"], rows, cfg, truth
+
+
 PROBLEMS = [  # name, generator, seed
     ("a_varying_intercept", a_varying_intercept, 1201),
     ("b_correlated_slopes", b_correlated_slopes, 1202),
@@ -476,6 +600,9 @@ PROBLEMS = [  # name, generator, seed
     ("g_lognormal_varying_intercept", g_lognormal_varying_intercept, 1207),
     ("h_many_groups_correlated", h_many_groups_correlated, 1208),
     ("i_many_groups_uncorrelated", i_many_groups_uncorrelated, 1209),
+    ("j_student_t_varying_intercept", j_student_t_varying_intercept, 1210),
+    ("k_ordinal_varying_intercept", k_ordinal_varying_intercept, 1211),
+    ("l_beta_varying_intercept", l_beta_varying_intercept, 1212),
 ]
 
 

@@ -16,8 +16,10 @@ trimmed, sorted by number when every level is a number (`01` and `1` one level) 
 group g of factor F is the g-th level in that order (1-based). The Stan program (hand-written,
 non-centred) fixes the prior families; their numbers come from the config, whose families are
 checked against the program's: alpha normal (uncentred: `"centered": true` is refused), beta
-normal, sigma half_normal (normal, lognormal), phi gamma (negative_binomial_log), shape gamma (gamma_log), sd_F
-half_normal, cor_F lkj.
+normal, sigma half_normal (normal, lognormal, student_t), nu gamma (student_t), phi gamma
+(negative_binomial_log, beta_logit), shape gamma (gamma_log), cutpoints student_t (ordinal_logit,
+ordinal_probit: no intercept, `/model/intercept` must be false, the response an integer 1..K with
+K its largest value and K - 1 cutpoints cutpoints.1 ...), sd_F half_normal, cor_F lkj.
 Anything else in the config is refused. A program may compute the same log density in another way
 (h_ and i_many_groups: the normal likelihood summed group by group from sufficient statistics,
 which its transformed data block computes from the rows it is given).
@@ -132,11 +134,15 @@ def load_problem(config_path):
         raise ConfigError("/data/standardize: must be false here")
     if data_cfg.get("missing", "error") != "error":
         raise ConfigError("/data/missing: must be 'error' here")
-    if not model_cfg.get("intercept", False):
-        raise ConfigError("/model/intercept: the programs have an intercept")
     lik = model_cfg["likelihood"]
-    if lik not in ("normal", "bernoulli_logit", "negative_binomial_log", "gamma_log", "lognormal"):
+    if lik not in ("normal", "bernoulli_logit", "negative_binomial_log", "gamma_log", "lognormal",
+                   "student_t", "beta_logit", "ordinal_logit", "ordinal_probit"):
         raise ConfigError("/model/likelihood: %s not supported here" % lik)
+    ordinal = lik.startswith("ordinal_")
+    if ordinal and model_cfg.get("intercept", True) is not False:
+        raise ConfigError("/model/intercept: must be false for an ordinal likelihood here")
+    if not ordinal and not model_cfg.get("intercept", False):
+        raise ConfigError("/model/intercept: the programs have an intercept")
     csv_path = os.path.join(os.path.dirname(os.path.abspath(config_path)), data_cfg["csv"])
     with open(csv_path, newline="") as f:
         reader = csv.reader(f)
@@ -156,6 +162,10 @@ def load_problem(config_path):
         raise ConfigError("response not a non-negative integer count")
     if lik in ("gamma_log", "lognormal") and not np.all(y > 0):
         raise ConfigError("response not positive")
+    if lik == "beta_logit" and not np.all((y > 0) & (y < 1)):
+        raise ConfigError("response not in (0, 1)")
+    if ordinal and not np.all((y >= 1) & (y == np.round(y))):
+        raise ConfigError("response not an integer category 1..K")
     declared_cat = set(data_cfg.get("categorical", []))
     groups = model_cfg.get("groups", [])
     group_cols = {c for g in groups for c in g["by"]}
@@ -184,7 +194,8 @@ def load_problem(config_path):
     D = len(Xcols)
     X = np.column_stack(Xcols)
     data = {"N": N, "D": D, "X": X,
-            "y": y.astype(int) if lik in ("bernoulli_logit", "negative_binomial_log") else y}
+            "y": y.astype(int) if lik in ("bernoulli_logit", "negative_binomial_log") or ordinal
+            else y}
 
     priors = dict(model_cfg.get("priors", {}))
     params = []   # (name, label, block, extra)
@@ -194,21 +205,40 @@ def load_problem(config_path):
             raise ConfigError("/model/priors/%s: the reference needs an explicit prior" % name)
         return priors.pop(name)
 
-    p = take("alpha")
-    data["alpha_loc"] = float(hyper(p, "normal", "loc", 1, "/model/priors/alpha")[0])
-    data["alpha_scale"] = float(hyper(p, "normal", "scale", 1, "/model/priors/alpha")[0])
-    params.append({"name": "alpha", "stan": "alpha", "label": "(Intercept)", "kind": "alpha"})
+    if not ordinal:
+        p = take("alpha")
+        data["alpha_loc"] = float(hyper(p, "normal", "loc", 1, "/model/priors/alpha")[0])
+        data["alpha_scale"] = float(hyper(p, "normal", "scale", 1, "/model/priors/alpha")[0])
+        params.append({"name": "alpha", "stan": "alpha", "label": "(Intercept)", "kind": "alpha"})
     p = take("beta")
     data["beta_loc"] = hyper(p, "normal", "loc", D, "/model/priors/beta")
     data["beta_scale"] = hyper(p, "normal", "scale", D, "/model/priors/beta")
     for d in range(D):
         params.append({"name": "beta.%d" % (d + 1), "stan": "beta[%d]" % (d + 1),
                        "label": xnames[d], "kind": "beta"})
-    if lik in ("normal", "lognormal"):
+    if lik in ("normal", "lognormal", "student_t"):
         p = take("sigma")
         data["sigma_scale"] = float(hyper(p, "half_normal", "scale", 1, "/model/priors/sigma")[0])
         params.append({"name": "sigma", "stan": "sigma", "label": "sigma", "kind": "sigma"})
-    if lik == "negative_binomial_log":
+    if lik == "student_t":
+        p = take("nu")
+        data["nu_shape"] = float(hyper(p, "gamma", "shape", 1, "/model/priors/nu")[0])
+        data["nu_rate"] = float(hyper(p, "gamma", "rate", 1, "/model/priors/nu")[0])
+        params.append({"name": "nu", "stan": "nu", "label": "nu", "kind": "sigma"})
+    if ordinal:
+        K = int(y.max())
+        if K < 2:
+            raise ConfigError("response: an ordinal model needs K >= 2")
+        data["K"] = K
+        p = take("cutpoints")
+        data["cutpoints_df"] = float(hyper(p, "student_t", "df", 1, "/model/priors/cutpoints")[0])
+        data["cutpoints_loc"] = float(hyper(p, "student_t", "loc", 1, "/model/priors/cutpoints")[0])
+        data["cutpoints_scale"] = float(hyper(p, "student_t", "scale", 1,
+                                              "/model/priors/cutpoints")[0])
+        for k in range(K - 1):
+            params.append({"name": "cutpoints.%d" % (k + 1), "stan": "cutpoints[%d]" % (k + 1),
+                           "label": "cutpoints[%d]" % (k + 1), "kind": "cutpoint"})
+    if lik in ("negative_binomial_log", "beta_logit"):
         p = take("phi")
         data["phi_shape"] = float(hyper(p, "gamma", "shape", 1, "/model/priors/phi")[0])
         data["phi_rate"] = float(hyper(p, "gamma", "rate", 1, "/model/priors/phi")[0])
