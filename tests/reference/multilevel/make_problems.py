@@ -67,6 +67,10 @@ l_beta_varying_intercept
                       unequal sizes. Truth: alpha -0.3, beta (0.5, -0.4), phi 8, sd_g 0.4;
                       phi ~ gamma(0.01, 0.01), brms's default. Responses to 6 significant digits,
                       clipped to [1e-5, 1 - 1e-5] (none are at the clip with this seed).
+m_ordinal_probit_varying_intercept
+                      ordinal_probit, y ~ x1 + x2 + (1 | g), no intercept: 2000 rows, 30 groups
+                      "p01" ... "p30" of unequal sizes, K = 4, cutpoints (-0.8, 0.1, 0.9), normal
+                      noise. Truth: beta (0.5, -0.3), sd_g 0.4; priors as k's.
 """
 
 import argparse
@@ -559,6 +563,37 @@ def k_ordinal_varying_intercept(rng):
     return ["y", "x1", "x2", "g"], rows, cfg, truth
 
 
+def m_ordinal_probit_varying_intercept(rng):
+    G, N = 30, 2000
+    cut = np.array([-0.8, 0.1, 0.9])
+    labels, sizes, g = unequal_groups(rng, G, N, "p")
+    u = rng.normal(0.0, 0.4, size=G)
+    x1 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    x2 = np.round(rng.normal(0.0, 1.0, size=N), 4)
+    latent = 0.5 * x1 - 0.3 * x2 + u[g] + rng.standard_normal(N)
+    y = 1 + (latent[:, None] > cut[None, :]).sum(axis=1)
+    rows = [["%d" % y[i], fmt(x1[i]), fmt(x2[i]), labels[g[i]]] for i in range(N)]
+    truth = {"beta": [0.5, -0.3], "cutpoints": cut.tolist(), "sd_g": [0.4],
+             "category_counts": np.bincount(y, minlength=5)[1:].tolist(),
+             "group_sizes": {labels[k]: int(sizes[k]) for k in range(G)},
+             "r_g": {labels[k]: float(u[k]) for k in range(G)}}
+    cfg = {
+        "data": {"csv": "data/m_ordinal_probit_varying_intercept.csv", "response": "y",
+                 "features": ["x1", "x2"], "standardize": False},
+        "model": {
+            "likelihood": "ordinal_probit",
+            "intercept": False,
+            "groups": [{"by": ["g"], "intercept": True, "terms": [], "correlated": True}],
+            "priors": {
+                "beta": {"normal": {"loc": 0, "scale": 2.5}},
+                "cutpoints": {"student_t": {"df": 3, "loc": 0, "scale": 2.5}},
+                "sd_g": {"half_normal": {"scale": 1}},
+            },
+        },
+    }
+    return ["y", "x1", "x2", "g"], rows, cfg, truth
+
+
 def l_beta_varying_intercept(rng):
     G, N = 30, 2000
     labels, sizes, g = unequal_groups(rng, G, N, "b")
@@ -603,6 +638,7 @@ PROBLEMS = [  # name, generator, seed
     ("j_student_t_varying_intercept", j_student_t_varying_intercept, 1210),
     ("k_ordinal_varying_intercept", k_ordinal_varying_intercept, 1211),
     ("l_beta_varying_intercept", l_beta_varying_intercept, 1212),
+    ("m_ordinal_probit_varying_intercept", m_ordinal_probit_varying_intercept, 1213),
 ]
 
 
