@@ -1,21 +1,20 @@
-"""Varying intercepts of issue 19's likelihoods against long NUTS runs: student_t, ordinal_logit and
-beta_logit (negative_binomial_log, gamma_log and lognormal are in test_multilevel_nuts.py,
-categorical_logit in test_categorical_groups_nuts.py).
+"""Varying intercepts of issue 19's likelihoods against long NUTS runs: student_t, ordinal_logit,
+ordinal_probit and beta_logit (negative_binomial_log, gamma_log and lognormal are in
+test_multilevel_nuts.py, categorical_logit in test_categorical_groups_nuts.py).
 
-Three simulated problems (tests/reference/multilevel/, made by make_problems.py), each y ~ x1 + x2
+Four simulated problems (tests/reference/multilevel/, made by make_problems.py), each y ~ x1 + x2
 + (1 | g) on 2000 rows in 30 groups of unequal sizes (10 to 421 rows): j, student_t (sigma 0.8,
 nu 4; sigma ~ half_normal(2), brms's nu ~ gamma(2, 0.1)); k, ordinal_logit (K = 4, no intercept,
-cutpoints ~ student_t(3, 0, 2.5)); l, beta_logit (phi 8 under brms's gamma(0.01, 0.01)). The
-references are rstan's NUTS on hand-written non-centred Stan programs, 4 chains, R-hat <= 1.01 and
-bulk ESS >= 1000 (tests/reference/multilevel/fixtures/NAME.nuts.json, made by nuts_multilevel.py
-with --min-ess 1000).
+cutpoints ~ student_t(3, 0, 2.5)); l, beta_logit (phi 8 under brms's gamma(0.01, 0.01)); m,
+ordinal_probit (K = 4, priors as k's). The references are rstan's NUTS on hand-written non-centred
+Stan programs, 4 chains, R-hat <= 1.01, bulk ESS >= 1000, no divergences
+(tests/reference/multilevel/fixtures/NAME.nuts.json, made by nuts_multilevel.py --min-ess 1000).
 
 Issue 19's targets for the default fit (bayes-vi fit CONFIG, nothing else set; auto picks the Monte
-Carlo method's fullrank for student_t and ordinal_logit, P = 36, and the exact method's sparse
-family for beta_logit): population effects,
-the likelihood's own parameters (sigma, nu, phi) and the cutpoints within 0.1 NUTS posterior sd of
-NUTS's mean; the group sd within 10 % of NUTS's mean (30 levels); the group effects within 0.2 NUTS
-sd on average."""
+Carlo method's fullrank for student_t and the ordinal ones, P = 36, and the exact method's sparse
+family for beta_logit): population effects, the likelihood's own parameters (sigma, nu, phi) and
+the cutpoints within 0.1 NUTS posterior sd of NUTS's mean; the group sd within 10 % of NUTS's mean
+(30 levels); the group effects within 0.2 NUTS sd on average. Measured: tests/reference/README.md."""
 import json
 import os
 import statistics
@@ -82,6 +81,10 @@ class LikelihoodVaryingInterceptsAgainstNuts(BinaryTestCase):
 
     def test_ordinal_varying_intercept(self):
         self.check_problem("k_ordinal_varying_intercept", ("monte_carlo", "fullrank"),
+                           ["beta.1", "cutpoints.1", "cutpoints.2", "cutpoints.3"])
+
+    def test_ordinal_probit_varying_intercept(self):
+        self.check_problem("m_ordinal_probit_varying_intercept", ("monte_carlo", "fullrank"),
                            ["beta.1", "cutpoints.1", "cutpoints.2", "cutpoints.3"])
 
     def test_beta_varying_intercept(self):
