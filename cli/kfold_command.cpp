@@ -16,11 +16,11 @@
 
 #include "bvi_version.hpp"
 #include "cli/common_options.hpp"
-#include "cli/refuse_weights.hpp"
 #include "cli/fit_rows.hpp"
 #include "cli/kfold_folds.hpp"
 #include "cli/logging.hpp"
 #include "cli/number_format.hpp"
+#include "cli/refuse_weights.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/read_file.hpp"
@@ -135,11 +135,11 @@ std::vector<std::pair<Eigen::Index, double>> kfold_lpd(const std::string& config
       predict_rows_of(applied, rows, static_cast<std::uint64_t>(applied.fit.seed));
   // categorical_logit: log of the mean over draws of the row's category probability, as predict's.
   const models::ParameterLayout& layout = applied.model->layout();
-  const Eigen::VectorXd lpd =
-      applied.fit.likelihood == "categorical_logit"
-          ? models::predict_categorical(applied.fit, prows, layout.categories(), layout.reference_category(), threads)
-                .lpd
-          : models::predict(applied.fit, prows, threads).lpd;
+  const Eigen::VectorXd lpd = applied.fit.likelihood == "categorical_logit"
+                                  ? models::predict_categorical(applied.fit, prows, layout.categories(),
+                                                                layout.reference_category(), threads)
+                                        .lpd
+                                  : models::predict(applied.fit, prows, threads).lpd;
   std::vector<std::pair<Eigen::Index, double>> out;
   for (Eigen::Index i = 0; i < rows.x.rows(); ++i) {
     out.emplace_back(rows.record[static_cast<std::size_t>(i)], lpd[i]);

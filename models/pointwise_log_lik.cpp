@@ -22,7 +22,8 @@ PredictFamily pointwise_family(const std::string& likelihood) {
 
 }  // namespace
 
-PointwiseLogLik::PointwiseLogLik(const FitResult& fit, const PredictRows& rows, PointwiseCategories categories)
+PointwiseLogLik::PointwiseLogLik(const FitResult& fit, const PredictRows& rows,
+                                 PointwiseCategories categories)
     : fit_(fit), rows_(rows) {
   if (!rows.y) throw std::logic_error("pointwise log likelihood: the rows have no response");
   if (fit.likelihood == "categorical_logit") {
@@ -54,7 +55,10 @@ void PointwiseLogLik::categorical_block(Eigen::Index r0, Eigen::Index m, Scratch
 void PointwiseLogLik::block(Eigen::Index r0, Eigen::Index m, Scratch& scratch, Eigen::MatrixXd& out) const {
   const Eigen::Index S = draws();
   if (out.rows() != S || out.cols() < m) out.resize(S, m);
-  if (categories_) return categorical_block(r0, m, scratch, out);
+  if (categories_) {
+    categorical_block(r0, m, scratch, out);
+    return;
+  }
   Eigen::MatrixXd& eta = scratch.eta;
   if (eta.rows() != S || eta.cols() < m) eta.resize(S, m);
   const DrawPredictors& predictors = *predictors_;

@@ -6,26 +6,26 @@
 #include <string>
 #include <string_view>
 
-#include "models/sparse_pattern.hpp"
-
 #include "inference/reduce/collective_error.hpp"
 #include "models/data/csv_reader.hpp"
 #include "models/data/field_splitter.hpp"
 #include "models/default_priors.hpp"
-#include "models/likelihoods/likelihood.hpp"
 #include "models/expected_prior.hpp"
+#include "models/likelihoods/likelihood.hpp"
 #include "models/model.hpp"
 #include "models/model_data.hpp"
+#include "models/sparse_pattern.hpp"
 
 namespace bvi::models {
 
 namespace {
 
 // categorical_logit's K before the load, which takes it from the data: the largest category in
-// this rank's records of the response column (the caller takes the largest over ranks). Read leniently: a cell that is not an
-// integer 1 ... kMaxOrdinalLevels is skipped, for the load to refuse (so every error is still the
-// load's); at least 2. One walk of the records, for this likelihood alone: its parameters are
-// K - 1 times a single linear predictor's, so the memory estimate needs K.
+// this rank's records of the response column (the caller takes the largest over ranks). Read
+// leniently: a cell that is not an integer 1 ... kMaxOrdinalLevels is skipped, for the load to
+// refuse (so every error is still the load's); at least 2. One walk of the records, for this
+// likelihood alone: its parameters are K - 1 times a single linear predictor's, so the memory
+// estimate needs K.
 double largest_category(const spec::Config& config, const reduce::ShardPlan& plan, int rank, int ranks) {
   data::CsvReader reader(config.data.csv);
   long column = -1;
@@ -35,20 +35,20 @@ double largest_category(const spec::Config& config, const reduce::ShardPlan& pla
   if (column >= 0) {
     reader.scan();
     std::string cell;
-    reader.for_each_record(plan.first_row(rank, ranks), plan.last_row(rank, ranks),
-                           [&](Index, const data::RawRecord& r) {
-                             data::FieldSplitter fields(r.text, r.has_quotes);
-                             std::string_view f;
-                             for (long j = 0; fields.next(f); ++j) {
-                               if (j < column) continue;
-                               cell.assign(f);
-                               char* end = nullptr;
-                               const double y = std::strtod(cell.c_str(), &end);
-                               if (end != cell.c_str() && y >= 1 && y <= kMaxOrdinalLevels && std::floor(y) == y)
-                                 top = std::max(top, y);
-                               break;
-                             }
-                           });
+    reader.for_each_record(
+        plan.first_row(rank, ranks), plan.last_row(rank, ranks), [&](Index, const data::RawRecord& r) {
+          data::FieldSplitter fields(r.text, r.has_quotes);
+          std::string_view f;
+          for (long j = 0; fields.next(f); ++j) {
+            if (j < column) continue;
+            cell.assign(f);
+            char* end = nullptr;
+            const double y = std::strtod(cell.c_str(), &end);
+            if (end != cell.c_str() && y >= 1 && y <= kMaxOrdinalLevels && std::floor(y) == y)
+              top = std::max(top, y);
+            break;
+          }
+        });
   }
   return top;
 }
@@ -97,8 +97,8 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
     // categorical_logit: /model/categories, else the data's largest; never below the reference,
     // which the load refuses with its own message.
     if (categorical)
-      shape.response_levels =
-          std::max<Index>(static_cast<Index>(categories), static_cast<Index>(config.model.reference_category));
+      shape.response_levels = std::max<Index>(static_cast<Index>(categories),
+                                              static_cast<Index>(config.model.reference_category));
     DataScales scales;
     scales.x_mean = Eigen::VectorXd::Zero(s.features);
     scales.x_sd = Eigen::VectorXd::Ones(s.features);
