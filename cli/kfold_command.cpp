@@ -16,16 +16,17 @@
 
 #include "bvi_version.hpp"
 #include "cli/common_options.hpp"
-#include "cli/refuse_weights.hpp"
 #include "cli/fit_rows.hpp"
 #include "cli/kfold_folds.hpp"
-#include "models/ordinal_prediction.hpp"
 #include "cli/logging.hpp"
 #include "cli/number_format.hpp"
+#include "cli/refuse_weights.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/read_file.hpp"
 #include "inference/reduce/collective_error.hpp"
+#include "models/categorical_prediction.hpp"
+#include "models/ordinal_prediction.hpp"
 #include "models/prediction.hpp"
 #include "models/response_hash.hpp"
 #include "models/spec/config.hpp"
@@ -132,10 +133,16 @@ std::vector<std::pair<Eigen::Index, double>> kfold_lpd(const std::string& config
   const models::PredictionRows rows = read_fit_rows(applied, config, csv, "they are left out");
   const models::PredictRows prows =
       predict_rows_of(applied, rows, static_cast<std::uint64_t>(applied.fit.seed));
-  const models::Predictions pred = models::predict(applied.fit, prows, threads);
+  // categorical_logit: log of the mean over draws of the row's category probability, as predict's.
+  const models::ParameterLayout& layout = applied.model->layout();
+  const Eigen::VectorXd lpd = applied.fit.likelihood == "categorical_logit"
+                                  ? models::predict_categorical(applied.fit, prows, layout.categories(),
+                                                                layout.reference_category(), threads)
+                                        .lpd
+                                  : models::predict(applied.fit, prows, threads).lpd;
   std::vector<std::pair<Eigen::Index, double>> out;
   for (Eigen::Index i = 0; i < rows.x.rows(); ++i) {
-    out.emplace_back(rows.record[static_cast<std::size_t>(i)], pred.lpd[i]);
+    out.emplace_back(rows.record[static_cast<std::size_t>(i)], lpd[i]);
     if (hash) hash->add(rows.y[i]);
   }
   return out;
@@ -190,9 +197,9 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   if (o.folds == 0 && o.group.empty()) throw usage_error("--folds K is required without --group");
   spec::Config config = spec::parse_config(o.config);
   refuse_weights(config, "kfold");
-  // Before any refit: the folds' held-out densities come from predict's family (not the ordinal
-  // likelihoods' category probabilities yet).
-  if (models::is_ordinal(config.model.likelihood) || config.model.likelihood == "categorical_logit")
+  // Before any refit: the folds' held-out densities come from predict's family or categorical_logit's
+  // category probabilities (not the ordinal likelihoods' yet).
+  if (models::is_ordinal(config.model.likelihood))
     throw config_error("/model/likelihood", "kfold does not support the likelihood '" + config.model.likelihood + "' yet");
   const int threads = resolve_threads(o.threads);
   const fs::path dir(o.output);
@@ -239,6 +246,29 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   } catch (const nlohmann::json::exception&) {
     throw config_error("", "not valid JSON");  // parse_config has already refused it
   }
+  // The fit of all rows (made once: a resumed run finds it), for p_kfold = lpd - elpd_kfold as loo's
+  // kfold reports it.
+  const fs::path full = dir / "full";
+  const auto fit_all_rows = [&] {
+    kfold_mkdir(full);
+    if (!fs::exists(full / "fit" / "summary.json"))
+      kfold_fit(kfold_absolute(o.config), full / "fit", full / "fit.log", threads, "the fit of all rows");
+  };
+  // categorical_logit's K is /model/categories, else the largest category of the rows a fit uses:
+  // a fold's training rows may lack it, and that fold's model would then have fewer categories
+  // than its held-out rows (and another parameter layout). So the fit of all rows is made first
+  // (the root's; the other ranks wait) and its K written into every fold's config, as brms keeps
+  // a factor's levels in every fold.
+  double categories = 0;
+  if (config.model.likelihood == "categorical_logit" && config.model.categories == 0) {
+    reduce::collectively(comm, [&] {
+      if (!root) return;
+      fit_all_rows();
+      spec::Config c = spec::parse_config(o.config);
+      categories = load_fit_for_config(c, (full / "fit").string()).model->layout().categories();
+    });
+    comm.broadcast(&categories, 1, 0);
+  }
   std::vector<double> elpd(data.records.size(), NAN);
   const auto fold_where = [K](int k) { return "fold " + std::to_string(k + 1) + " of " + std::to_string(K); };
   reduce::collectively(comm, [&] {
@@ -255,6 +285,7 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
       write_file_atomically((fd / "heldout.csv").string(), kfold_file_text(data, fold_of, k, true));
       nlohmann::json c = raw;
       c["data"]["csv"] = kfold_absolute((fd / "train.csv").string());
+      if (categories > 0) c["model"]["categories"] = static_cast<long>(categories);
       write_file_atomically((fd / "config.json").string(), c.dump(2) + "\n");
       if (!fs::exists(fd / "fit" / "summary.json"))
         kfold_fit((fd / "config.json").string(), fd / "fit", fd / "fit.log", threads, where);
@@ -283,11 +314,7 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   // The full data's fit and the results: the root's (the other ranks wait for its outcome).
   reduce::collectively(comm, [&] {
     if (!root) return;
-    // The full data's fit: lpd for p_kfold = lpd - elpd_kfold, as loo's kfold reports it.
-    const fs::path full = dir / "full";
-    kfold_mkdir(full);
-    if (!fs::exists(full / "fit" / "summary.json"))
-      kfold_fit(kfold_absolute(o.config), full / "fit", full / "fit.log", threads, "the fit of all rows");
+    fit_all_rows();
     models::ResponseHash hash;
     const auto full_lpd = kfold_lpd(o.config, (full / "fit").string(), config.data.csv, threads, &hash);
 

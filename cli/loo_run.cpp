@@ -129,6 +129,12 @@ std::unique_ptr<LooSetup> loo_setup(const LooRequest& req, bool warn) {
 // layout the ranks exchange.
 constexpr int kLooFields = 5;
 
+// categorical_logit's K and reference, from the fit's layout (0 categories for the others).
+models::PointwiseCategories pointwise_categories(const FitForConfig& applied) {
+  const models::ParameterLayout& layout = applied.model->layout();
+  return {layout.categories(), layout.reference_category()};
+}
+
 // A chunk's rows, checked as the fit's own: no missing values unless dropped, the fit's
 // standardization, no group the fit never saw.
 models::PredictionRows loo_rows(const LooSetup& st, const std::string& fit_dir, Eigen::Index begin,
@@ -188,11 +194,12 @@ std::vector<double> loo_chunk(const LooSetup& st, const std::string& fit_dir, Ei
   }
   const models::PredictRows prows =
       predict_rows_of(applied, rows, static_cast<std::uint64_t>(applied.fit.seed));
-  const models::PointwiseLogLik loglik(applied.fit, prows);
+  const models::PointwiseLogLik loglik(applied.fit, prows, pointwise_categories(applied));
   std::exception_ptr error;
 #pragma omp parallel num_threads(threads)
   {
-    Eigen::MatrixXd eta, ll;
+    models::PointwiseLogLik::Scratch eta;
+    Eigen::MatrixXd ll;
 #pragma omp single nowait
     if (read_ahead) read_loo_chunk(st, fit_dir, next_begin, next_end, next);
 #pragma omp for schedule(dynamic)
@@ -233,13 +240,14 @@ std::vector<double> loo_subsample_chunk(const LooSetup& st, const std::string& f
   if (n == 0) return out;
   const models::PredictRows prows =
       predict_rows_of(applied, rows, static_cast<std::uint64_t>(applied.fit.seed));
-  const models::PointwiseLogLik loglik(applied.fit, prows);
-  const models::PointwiseLogLik at_mean(st.mean_fit, prows);
+  const models::PointwiseLogLik loglik(applied.fit, prows, pointwise_categories(applied));
+  const models::PointwiseLogLik at_mean(st.mean_fit, prows, pointwise_categories(applied));
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::exception_ptr error;
 #pragma omp parallel num_threads(threads)
   {
-    Eigen::MatrixXd eta, ll, eta1, ll1;
+    models::PointwiseLogLik::Scratch eta, eta1;
+    Eigen::MatrixXd ll, ll1;
 #pragma omp for schedule(dynamic)
     for (Eigen::Index b0 = 0; b0 < n; b0 += kLooBlock) {
       try {

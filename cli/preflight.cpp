@@ -61,11 +61,13 @@ vi::RunSizes fit_run_sizes(const models::ProblemShape& shape, int threads, const
   vi::RunSizes s;
   s.rows = shape.rows;
   s.features = shape.features;
+  s.linear_predictors = shape.linear_predictors;
   s.dtype_bytes = shape.config.data.dtype == "float32" ? 4 : 8;
   s.extra_columns = shape.extra_columns;
   s.row_constants = shape.row_constants;
   // Only bernoulli_logit's fused op cuts a block into cache-sized tiles (bernoulli_logit_glm.cpp).
   s.tiled_kernel = shape.config.model.likelihood == "bernoulli_logit";
+  s.in_place_kernel = shape.config.model.likelihood == "categorical_logit";
   s.numeric_variables = shape.numeric_variables;
   s.categorical_variables = shape.categorical_variables;
   s.design_copy = shape.design_copy;

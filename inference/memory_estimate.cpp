@@ -47,12 +47,18 @@ void log_joint_terms(const RunSizes& s, long long draws, bool gradient, Phase ph
   // logits and the linear predictor of the whole block (B x block_rows each) and with gradients
   // their adjoints; with gradients also the gradient of the logits with respect to beta (B x D
   // doubles, and a float copy for float32); with grouping factors the group effects gathered per
-  // row (B x block_rows).
+  // row (B x block_rows). categorical_logit has C = K - 1 of each: per category, the linear
+  // predictors (B x block_rows in the data's type, overwritten by their gradient; for float32 a
+  // double copy and a float one of the gradient), the gradient with respect to beta, and the group
+  // effects gathered per row with their adjoints.
   const double float_copy = s.dtype_bytes == 4 ? 4 : 0;
-  const double R = d(s.block_rows);
-  const double per_block = 0.5 * kMiB + (gradient ? B * D * (kDouble + float_copy) : 0) +
-                           (s.tiled_kernel ? 0 : B * R * (gradient ? 2 * s.dtype_bytes + kDouble : kDouble)) +
-                           (s.group_factors > 0 ? B * R * kDouble : 0);
+  const double R = d(s.block_rows), C = d(s.linear_predictors);
+  const double row_block =
+      s.in_place_kernel ? B * R * (s.dtype_bytes + (s.dtype_bytes == 4 ? 12 : 0)) +
+                              (s.group_factors > 0 ? 2 * B * R * kDouble : 0)
+                        : (s.tiled_kernel ? 0 : B * R * (gradient ? 2 * s.dtype_bytes + kDouble : kDouble)) +
+                              (s.group_factors > 0 ? B * R * kDouble : 0);
+  const double per_block = 0.5 * kMiB + C * ((gradient ? B * D * (kDouble + float_copy) : 0) + row_block);
   out.push_back({"AD tapes (per thread)", phase, s.threads * per_block});
   // The head tape (transforms and priors of a batch: a few B x P arrays, and their adjoints for
   // gradients) and the batch buffers (the draws, and their gradients).

@@ -24,10 +24,14 @@ struct RunSizes {
   // The data this process holds.
   long long rows = 0;           // rows held by this rank
   long long features = 0;       // D: the design's columns (beta's)
+  long long linear_predictors = 1;  // C per row and draw: categorical_logit's K - 1, else 1
   int dtype_bytes = 8;          // 8 for float64, 4 for float32
   long long extra_columns = 0;  // per-row doubles besides the response: trials, offset (+ log exposure)
   bool row_constants = false;   // the likelihood keeps a data-only constant per row (log C(n, y), log y!)
   bool tiled_kernel = false;    // its fused op cuts a row block into cache-sized tiles (bernoulli_logit)
+  // Its fused op keeps one array of linear predictors per category and overwrites it with the
+  // gradient (categorical_logit), beside each category's gathered group effects.
+  bool in_place_kernel = false;
   // How the rows are read (models/model_data.cpp): the numeric variables into one matrix, the
   // categorical ones as a 4-byte code per row each, then the design's columns built in a matrix of
   // their own unless they are the numeric variables themselves (design_copy false).

@@ -6,81 +6,11 @@
 #include <string>
 
 #include "inference/rng/uniform_stream.hpp"
+#include "models/category_draws.hpp"
 
 namespace bvi::models {
 
 namespace {
-
-Eigen::Index column_of(const FitResult& fit, const std::string& name) {
-  for (std::size_t j = 0; j < fit.names.size(); ++j)
-    if (fit.names[j] == name) return static_cast<Eigen::Index>(j);
-  return -1;
-}
-
-// The draws' coefficients per non-reference category: beta[c] S x D, alpha S x C (zeros without
-// intercepts), rows of draws [0, S).
-struct CategoryDraws {
-  std::vector<Eigen::MatrixXd> beta;
-  Eigen::MatrixXd alpha;
-  int K = 0, ref = 1;
-  const FitResult* fit = nullptr;
-
-  CategoryDraws(const FitResult& fit_result, Eigen::Index S, Eigen::Index D, int categories, int reference)
-      : K(categories), ref(reference), fit(&fit_result) {
-    const FitResult& fit = fit_result;
-    const Eigen::Index C = K - 1;
-    alpha = Eigen::MatrixXd::Zero(S, C);
-    Eigen::Index c = 0;
-    for (int k = 1; k <= K; ++k) {
-      if (k == ref) continue;
-      const Eigen::Index a = column_of(fit, "alpha." + std::to_string(k));
-      if (a >= 0) alpha.col(c) = fit.draws.col(a).head(S);
-      Eigen::MatrixXd b(S, D);
-      for (Eigen::Index j = 0; j < D; ++j) {
-        const Eigen::Index col = column_of(fit, "beta." + std::to_string(k) + "." + std::to_string(j + 1));
-        if (col < 0) throw std::logic_error("predict: the draws have no column beta." + std::to_string(k) + ".*");
-        b.col(j) = fit.draws.col(col).head(S);
-      }
-      beta.push_back(std::move(b));
-      ++c;
-    }
-  }
-
-  // prob(s, k) for the block's row i: softmax over the K categories (eta(k = ref) = 0), from
-  // eta[c] (S x m) for the C others.
-  void softmax(const std::vector<Eigen::MatrixXd>& eta, Eigen::Index i, Eigen::MatrixXd& prob) const {
-    const Eigen::Index S = prob.rows();
-    for (Eigen::Index s = 0; s < S; ++s) {
-      double hi = 0.0;
-      for (const auto& e : eta) hi = std::max(hi, e(s, i));
-      double den = 0.0;
-      Eigen::Index c = 0;
-      for (int k = 1; k <= K; ++k) {
-        const double v = k == ref ? std::exp(-hi) : std::exp(eta[static_cast<std::size_t>(c++)](s, i) - hi);
-        prob(s, k - 1) = v;
-        den += v;
-      }
-      prob.row(s) /= den;
-    }
-  }
-
-  void linear_predictors(const PredictRows& rows, Eigen::Index r0, Eigen::Index m,
-                         std::vector<Eigen::MatrixXd>& eta) const {
-    for (std::size_t c = 0; c < beta.size(); ++c) {
-      if (beta[c].cols() > 0)
-        eta[c].leftCols(m).noalias() = beta[c] * rows.x.middleRows(r0, m).transpose();
-      else
-        eta[c].leftCols(m).setZero();
-      eta[c].leftCols(m).colwise() += alpha.col(static_cast<Eigen::Index>(c));
-    }
-    // Each category's group effects: known groups' draws of r_F.k.l.e, new groups' population draws.
-    for (const PredictGroupEffects& g : rows.groups) {
-      if (g.category < 0 || g.category >= static_cast<int>(eta.size()))
-        throw std::logic_error("predict: categorical_logit group effects without their category");
-      g.add_to(fit->draws, r0, m, eta[static_cast<std::size_t>(g.category)]);
-    }
-  }
-};
 
 // f(row, prob) for every row of `rows`, prob the S x K per-draw category probabilities of that row:
 // the rows in blocks of 256 (each block's linear predictors in one pass), blocks over `threads`

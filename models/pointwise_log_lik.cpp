@@ -22,24 +22,50 @@ PredictFamily pointwise_family(const std::string& likelihood) {
 
 }  // namespace
 
-PointwiseLogLik::PointwiseLogLik(const FitResult& fit, const PredictRows& rows)
-    : fit_(fit),
-      rows_(rows),
-      family_(pointwise_family(fit.likelihood)),
-      predictors_(fit, family_, rows.x.cols()) {
+PointwiseLogLik::PointwiseLogLik(const FitResult& fit, const PredictRows& rows,
+                                 PointwiseCategories categories)
+    : fit_(fit), rows_(rows) {
   if (!rows.y) throw std::logic_error("pointwise log likelihood: the rows have no response");
-  if (family_.kind() == PredictFamily::Kind::binomial_logit && !rows.trials)
+  if (fit.likelihood == "categorical_logit") {
+    if (categories.categories < 2)
+      throw std::logic_error("pointwise log likelihood: categorical_logit needs its categories");
+    categories_.emplace(fit, fit.draws.rows(), rows.x.cols(), categories.categories, categories.reference);
+    return;
+  }
+  family_.emplace(pointwise_family(fit.likelihood));
+  predictors_.emplace(fit, *family_, rows.x.cols());
+  if (family_->kind() == PredictFamily::Kind::binomial_logit && !rows.trials)
     throw std::logic_error("pointwise log likelihood: binomial_logit needs the rows' trials");
 }
 
-void PointwiseLogLik::block(Eigen::Index r0, Eigen::Index m, Eigen::MatrixXd& eta,
-                            Eigen::MatrixXd& out) const {
+// log softmax_{y_i}(0, eta_1, ..., eta_C) per draw: the K - 1 linear predictors of the block in
+// one GEMM each, then per row a pass over the draws (the fit's own log-sum-exp).
+void PointwiseLogLik::categorical_block(Eigen::Index r0, Eigen::Index m, Scratch& scratch,
+                                        Eigen::MatrixXd& out) const {
+  const CategoryDraws& draws = *categories_;
+  const Eigen::Index S = draws.draws();
+  scratch.category.resize(static_cast<std::size_t>(draws.K - 1));
+  for (Eigen::MatrixXd& e : scratch.category)
+    if (e.rows() != S || e.cols() < m) e.resize(S, m);
+  draws.linear_predictors(rows_, r0, m, scratch.category);
+  for (Eigen::Index i = 0; i < m; ++i)
+    draws.log_prob(scratch.category, i, static_cast<int>((*rows_.y)[r0 + i]), out.col(i).data());
+}
+
+void PointwiseLogLik::block(Eigen::Index r0, Eigen::Index m, Scratch& scratch, Eigen::MatrixXd& out) const {
   const Eigen::Index S = draws();
-  if (eta.rows() != S || eta.cols() < m) eta.resize(S, m);
   if (out.rows() != S || out.cols() < m) out.resize(S, m);
-  predictors_.block(fit_, rows_, r0, m, eta);
-  const Eigen::VectorXd& scale = predictors_.scale;
-  if (family_.kind() == PredictFamily::Kind::bernoulli_logit && !rows_.offset) {
+  if (categories_) {
+    categorical_block(r0, m, scratch, out);
+    return;
+  }
+  Eigen::MatrixXd& eta = scratch.eta;
+  if (eta.rows() != S || eta.cols() < m) eta.resize(S, m);
+  const DrawPredictors& predictors = *predictors_;
+  const PredictFamily& family = *family_;
+  predictors.block(fit_, rows_, r0, m, eta);
+  const Eigen::VectorXd& scale = predictors.scale;
+  if (family.kind() == PredictFamily::Kind::bernoulli_logit && !rows_.offset) {
     // The common case on whole columns: log sigmoid(t) = min(t, 0) - log1p(e), e = exp(-|t|) in
     // (0, 1], t = +-eta, by packets: log1p(e) by the fit's own kernel for e in [0, 1]
     // (packet_log1p_unit, within 4e-16 of log1p, no division), a remainder of S mod the packet
@@ -72,7 +98,7 @@ void PointwiseLogLik::block(Eigen::Index r0, Eigen::Index m, Eigen::MatrixXd& et
     const double trials = rows_.trials ? (*rows_.trials)[row] : 0.0;
     const double y = (*rows_.y)[row];
     for (Eigen::Index s = 0; s < S; ++s)
-      out(s, i) = family_.log_density(y, eta(s, i) + off, trials, scale[s], predictors_.second[s]);
+      out(s, i) = family.log_density(y, eta(s, i) + off, trials, scale[s], predictors.second[s]);
   }
 }
 

@@ -1,16 +1,59 @@
 #include "models/problem_shape.hpp"
 
 #include <algorithm>
-
-#include "models/sparse_pattern.hpp"
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <string_view>
 
 #include "inference/reduce/collective_error.hpp"
+#include "models/data/csv_reader.hpp"
+#include "models/data/field_splitter.hpp"
 #include "models/default_priors.hpp"
 #include "models/expected_prior.hpp"
+#include "models/likelihoods/likelihood.hpp"
 #include "models/model.hpp"
 #include "models/model_data.hpp"
+#include "models/sparse_pattern.hpp"
 
 namespace bvi::models {
+
+namespace {
+
+// categorical_logit's K before the load, which takes it from the data: the largest category in
+// this rank's records of the response column (the caller takes the largest over ranks). Read
+// leniently: a cell that is not an integer 1 ... kMaxOrdinalLevels is skipped, for the load to
+// refuse (so every error is still the load's); at least 2. One walk of the records, for this
+// likelihood alone: its parameters are K - 1 times a single linear predictor's, so the memory
+// estimate needs K.
+double largest_category(const spec::Config& config, const reduce::ShardPlan& plan, int rank, int ranks) {
+  data::CsvReader reader(config.data.csv);
+  long column = -1;
+  for (std::size_t j = 0; j < reader.columns().size(); ++j)
+    if (reader.columns()[j] == config.data.response) column = static_cast<long>(j);
+  double top = 2;
+  if (column >= 0) {
+    reader.scan();
+    std::string cell;
+    reader.for_each_record(
+        plan.first_row(rank, ranks), plan.last_row(rank, ranks), [&](Index, const data::RawRecord& r) {
+          data::FieldSplitter fields(r.text, r.has_quotes);
+          std::string_view f;
+          for (long j = 0; fields.next(f); ++j) {
+            if (j < column) continue;
+            cell.assign(f);
+            char* end = nullptr;
+            const double y = std::strtod(cell.c_str(), &end);
+            if (end != cell.c_str() && y >= 1 && y <= kMaxOrdinalLevels && std::floor(y) == y)
+              top = std::max(top, y);
+            break;
+          }
+        });
+  }
+  return top;
+}
+
+}  // namespace
 
 void set_sample_sizes(ProblemShape& s, const Model& model) {
   s.sample_draws = 0;
@@ -25,6 +68,13 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
   // The same steps, in the same order, as load_problem's, so the same input fails the same way.
   DesignProbe probe = probe_model_design(config, comm, block_rows);
   const design::Design& design = probe.design;
+  const bool categorical = config.model.likelihood == "categorical_logit";
+  double categories = static_cast<double>(config.model.categories);
+  if (categorical && categories <= 0) {
+    categories = reduce::collectively(
+        comm, [&] { return largest_category(config, probe.plan, comm.rank(), comm.size()); });
+    comm.allreduce_max(&categories, 1);
+  }
   return reduce::collectively(comm, [&] {
     ProblemShape s;
     s.total_rows = probe.records;
@@ -43,13 +93,19 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
     // The model of this design. Its default priors' numbers need the data's statistics, which
     // are not read yet; which parameters there are does not depend on them.
     s.config = config;
-    const ModelShape shape = model_shape(design);
+    ModelShape shape = model_shape(design);
+    // categorical_logit: /model/categories, else the data's largest; never below the reference,
+    // which the load refuses with its own message.
+    if (categorical)
+      shape.response_levels = std::max<Index>(static_cast<Index>(categories),
+                                              static_cast<Index>(config.model.reference_category));
     DataScales scales;
     scales.x_mean = Eigen::VectorXd::Zero(s.features);
     scales.x_sd = Eigen::VectorXd::Ones(s.features);
     fill_default_priors(s.config, shape, scales);
     const Model model = Model::build(s.config.model, shape);
     s.dim = model.dim();
+    s.linear_predictors = model.layout().categories() > 0 ? model.layout().categories() - 1 : 1;
     // Zero rows: whether the likelihood has such terms at all (it writes nothing).
     s.row_constants = model.likelihood().log_constants(nullptr, nullptr, 0, nullptr);
     const auto& groups = model.group_priors();

@@ -21,6 +21,7 @@ struct ProblemShape {
   Index rows = 0;  // held by this rank
   Index features = 0;  // design columns (beta's)
   Index dim = 0;       // parameters
+  Index linear_predictors = 1;  // per row and draw: categorical_logit's K - 1, else 1
   reduce::ShardPlan plan;
   Index extra_columns = 0;     // per-row doubles kept besides the response (trials, offset + log exposure, weight)
   bool row_constants = false;  // the likelihood keeps a data-only term per row
@@ -69,6 +70,7 @@ ProblemShape shape_of(const Problem<T>& p) {
   s.rows = p.data.x.rows();
   s.features = p.data.x.cols();
   s.dim = p.model.dim();
+  s.linear_predictors = p.model.layout().categories() > 0 ? p.model.layout().categories() - 1 : 1;
   s.plan = p.plan;
   s.extra_columns = (p.data.trials.size() > 0 ? 1 : 0) + (p.data.offset.size() > 0 ? 1 : 0) +
                     (p.data.weight.size() > 0 ? 1 : 0);

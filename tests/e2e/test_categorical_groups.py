@@ -5,7 +5,8 @@ halfnorm and multivariate_normal, the LKJ density of multilevel_models.py) for (
 reference 2 and (1 | g); a simulated fit (3 categories, 30 groups, 3000 rows) covering the truth,
 sds within a sensible range; the same bits on 1 and 2 threads and 1 and 2 MPI ranks; predict for
 known groups against the softmax of draws.csv and for new groups against a population draw made
-here; the refusals that remain (the exact method, the structured and sparse families, loo, kfold).
+here; the refusals that remain (the exact method, the structured and sparse families; loo and kfold
+run: test_categorical_loo.py).
 About 25 CPU-seconds."""
 import json
 import os
@@ -284,8 +285,6 @@ class CategoricalGroups(BinaryTestCase):
         refused(lambda c: c["inference"].update(method="exact"), "/inference/method", "monte_carlo")
         refused(lambda c: c["inference"].update(algorithm="structured"), "/inference/algorithm", None)
         refused(lambda c: c["inference"].update(algorithm="sparse"), "/inference/algorithm", None)
-        refused(lambda c: None, "/model/likelihood", "kfold does not support",
-                command=("kfold", "--folds", "2", "--output", self.path("kf")))
 
     def test_check_says_the_effects_are_per_category(self):
         csv, _, _, _, _ = self.data(300, 10, 5)

@@ -262,4 +262,21 @@ TEST_CASE("every method the config accepts has its terms, with each family") {
   CHECK_THROWS_AS(estimate_memory(s), std::invalid_argument);
 }
 
+TEST_CASE("categorical_logit's tapes hold each non-reference category's arrays") {
+  // K - 1 = 3 categories with a grouping factor: per thread, beside the 0.5 MiB block, each
+  // category's linear predictors (B x block_rows doubles, overwritten by their gradient), its
+  // group effects and their adjoints (2 B x block_rows) and its beta gradient (B x D), B = 256
+  // (the final report's passes).
+  RunSizes s = sizes();
+  s.tiled_kernel = false;
+  s.in_place_kernel = true;
+  s.group_factors = 1;
+  const double B = 256, R = 512, D = 100, mib = 1024.0 * 1024.0;
+  for (long long C : {1LL, 3LL}) {
+    s.linear_predictors = C;
+    const double per_thread = 0.5 * mib + static_cast<double>(C) * (B * D * 8 + B * R * 8 + 2 * B * R * 8);
+    CHECK(term(estimate_memory(s), "AD tapes") == doctest::Approx(2 * per_thread).epsilon(1e-12));
+  }
+}
+
 }  // namespace test_memory_estimate
