@@ -204,10 +204,23 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
       correlations.push_back(static_cast<Eigen::Index>(j));
     }
   record.parameters = vi::summarize_parameters(*run.q, record.names, layout.column_labels(), transforms);
-  if (!correlations.empty())
-    summarize_from_draws(record.parameters,
-                         problem.model.output_values(final.elbo_draws.rows() > 0 ? final.elbo_draws : final.draws.zeta),
-                         correlations);
+  // Outputs show correlations as Omega's entries (cor_F.i.j), not the Cholesky factor's. The
+  // output draws on that scale are only written with --output (S x P values, each a transform:
+  // as long as drawing them); the correlations' summaries reuse them where they come from them.
+  if (!o.output.empty()) record.constrained_draws = problem.model.output_values(final.draws.zeta);
+  if (!correlations.empty()) {
+    if (final.elbo_draws.rows() == 0 && !o.output.empty())
+      summarize_from_draws(record.parameters, record.constrained_draws, correlations);
+    else {
+      // Only the blocks' own columns (every column of a block is listed, so the range holds
+      // whole blocks).
+      const Eigen::Index first = correlations.front(), n = correlations.back() - first + 1;
+      summarize_from_draws(
+          record.parameters,
+          problem.model.output_values(final.elbo_draws.rows() > 0 ? final.elbo_draws : final.draws.zeta, first, n),
+          correlations, first);
+    }
+  }
   if (exact) {
     record.passes = exact->passes;
     record.grad_residual = exact->grad_residual;
@@ -215,8 +228,6 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
   record.prior_methods = prior_methods;
   record.run = &run;
   record.final = &final;
-  // Outputs show correlations as Omega's entries (cor_F.i.j), not the Cholesky factor's.
-  record.constrained_draws = problem.model.output_values(final.draws.zeta);
   record.seed = config.inference.seed;
   record.threads = threads;
   record.ranks = comm.size();

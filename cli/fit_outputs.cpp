@@ -33,11 +33,11 @@ double quantile_sorted(const std::vector<double>& v, double q) {
 }  // namespace
 
 void summarize_from_draws(std::vector<vi::ParameterSummary>& summaries, const Eigen::MatrixXd& draws,
-                          const std::vector<Eigen::Index>& columns) {
+                          const std::vector<Eigen::Index>& columns, Eigen::Index first) {
   const Eigen::Index S = draws.rows();
   if (S == 0) return;
   for (Eigen::Index j : columns) {
-    std::vector<double> v(draws.col(j).data(), draws.col(j).data() + S);
+    std::vector<double> v(draws.col(j - first).data(), draws.col(j - first).data() + S);
     double sum = 0;
     for (double x : v) sum += x;
     const double mean = sum / static_cast<double>(S);

@@ -41,9 +41,9 @@ struct FitRecord {
 
 // Replaces the summaries of `columns` (e.g. correlations, whose transform is not one column's)
 // by Monte Carlo ones over `draws` (rows are draws, on the outputs' scale): mean, sd and the
-// 5/50/95 % quantiles (numpy's linear interpolation).
+// 5/50/95 % quantiles (numpy's linear interpolation). Parameter j is draws' column j - first.
 void summarize_from_draws(std::vector<vi::ParameterSummary>& summaries, const Eigen::MatrixXd& draws,
-                          const std::vector<Eigen::Index>& columns);
+                          const std::vector<Eigen::Index>& columns, Eigen::Index first = 0);
 
 // Keys in SPEC.md's order, then the extras, so the document reads top-down.
 nlohmann::ordered_json summary_json(const FitRecord& r);

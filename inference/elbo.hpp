@@ -5,6 +5,7 @@
 // with ExitCode::software and a message naming the likely causes.
 #include <Eigen/Core>
 #include <cstdint>
+#include <utility>
 
 #include "inference/families/family.hpp"
 #include "inference/log_density.hpp"
@@ -35,6 +36,8 @@ class ElboEstimator {
   const Eigen::MatrixXd& last_zeta() const { return zeta_; }
   const Eigen::VectorXd& last_log_p() const { return lp_; }
   const Eigen::MatrixXd& last_grad_log_p() const { return grad_; }  // after gradient() only
+  // Hands the last draws' zeta over without a copy (last_zeta() is empty afterwards).
+  Eigen::MatrixXd take_zeta() { return std::move(zeta_); }
 
   LogDensity& density() { return density_; }
   std::uint64_t seed() const { return seed_; }

@@ -15,10 +15,10 @@ OutputDraws make_draws(ElboEstimator& estimator, const Family& q, rng::Purpose p
     return d;
   }
   estimator.elbo(q, n, purpose, 0);
-  d.zeta = estimator.last_zeta();
   d.log_p = estimator.last_log_p();
   d.log_q.resize(n);
   q.log_density_of_draws(estimator.last_eps(), d.log_q);
+  d.zeta = estimator.take_zeta();  // S x P: a copy would cost as much as drawing them
   return d;
 }
 
@@ -29,7 +29,7 @@ FinalReport report_final(LogDensity& density, const Family& q, std::uint64_t see
   FinalReport r;
   ElboEstimator estimator(density, seed);
   r.elbo = estimator.elbo(q, elbo_draws, rng::Purpose::final_elbo, 0);
-  r.elbo_draws = estimator.last_zeta();
+  r.elbo_draws = estimator.take_zeta();
   if (output_draws < 100) {
     // Too few output draws for a tail fit: use the ELBO draws, which are still at hand.
     Eigen::VectorXd log_q(elbo_draws);

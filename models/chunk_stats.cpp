@@ -11,6 +11,9 @@ data::FeatureStats chunked_column_stats(const data::RowMatrix<T>& x, Eigen::Inde
   };
   data::FeatureStats s;
   s.rows = rows;
+  // A few flops per value: small data (10^4 rows) is summed on one thread, since an OpenMP team
+  // woken for it spins on, after each of the two passes, for longer than the sums take.
+  const double flops = 3.0 * static_cast<double>(rows) * static_cast<double>(D);
   // Pass 1: sums per chunk; the extremes are exact in any order, so a max-reduction does.
   Eigen::VectorXd sum(D);
   reducer.sum(
@@ -20,7 +23,7 @@ data::FeatureStats chunked_column_stats(const data::RowMatrix<T>& x, Eigen::Inde
         data::column_sums<T>(chunk_rows(chunk), part, lo, hi);
         Eigen::Map<Eigen::VectorXd>(partial, D) = part;
       },
-      sum.data());
+      sum.data(), flops);
   s.mean = sum / static_cast<double>(rows);
   Eigen::VectorXd sum_local, lo, hi;
   data::column_sums<T>(x, sum_local, lo, hi);
@@ -36,7 +39,7 @@ data::FeatureStats chunked_column_stats(const data::RowMatrix<T>& x, Eigen::Inde
       [&](int, Eigen::Index chunk, double* partial) {
         Eigen::Map<Eigen::VectorXd>(partial, D) = data::squared_deviation_sums<T>(chunk_rows(chunk), s.mean);
       },
-      ss.data());
+      ss.data(), flops);
   s.sd = rows >= 2 ? Eigen::VectorXd((ss / static_cast<double>(rows - 1)).cwiseSqrt())
                    : Eigen::VectorXd::Zero(D);
   return s;

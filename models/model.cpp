@@ -4,6 +4,8 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <stdexcept>
+#include <vector>
 
 #include "common/error.hpp"
 #include "inference/ad/ad.hpp"
@@ -416,15 +418,28 @@ Eigen::MatrixXd Model::output_values(const Eigen::Ref<const Eigen::MatrixXd>& th
   return x;
 }
 
-void Model::to_output(Eigen::Ref<Eigen::MatrixXd> x) const {
+Eigen::MatrixXd Model::output_values(const Eigen::Ref<const Eigen::MatrixXd>& theta, Index first, Index n) const {
+  if (first < 0 || n < 0 || first + n > theta.cols())
+    throw std::invalid_argument("output_values: columns out of range");
+  const auto t0 = transforms_.begin() + first;
+  Eigen::MatrixXd x(theta.rows(), n);
+  ad::constrain_values(theta.middleCols(first, n), std::vector<ad::ColumnTransform>(t0, t0 + n), x);
+  to_output(x, first);
+  return x;
+}
+
+void Model::to_output(Eigen::Ref<Eigen::MatrixXd> x) const { to_output(x, 0); }
+
+void Model::to_output(Eigen::Ref<Eigen::MatrixXd> x, Index first) const {
   const Index S = x.rows();
   for (const GroupPrior& g : group_priors_) {
     if (g.L_offset < 0) continue;
-    const Index n = ad::corr::free_entries(g.effects);
+    const Index n = ad::corr::free_entries(g.effects), at = g.L_offset - first;
+    if (at < 0 || at + n > x.cols()) continue;  // a block outside the columns held
     Eigen::MatrixXd omega(S, n);
     for (Index s = 0; s < S; ++s)
-      correlations_from_factor(x.data() + g.L_offset * S + s, S, g.effects, omega.data() + s);
-    x.middleCols(g.L_offset, n) = omega;
+      correlations_from_factor(x.data() + at * S + s, S, g.effects, omega.data() + s);
+    x.middleCols(at, n) = omega;
   }
 }
 

@@ -124,7 +124,11 @@ class Model {
   Index beta_offset() const { return beta_offset_; }
   // Outputs: constrained values with every correlation block as Omega's entries (cor_F.i.j).
   Eigen::MatrixXd output_values(const Eigen::Ref<const Eigen::MatrixXd>& theta) const;
+  // Of the columns [first, first + n) only (S x n), which must hold every block they touch whole.
+  Eigen::MatrixXd output_values(const Eigen::Ref<const Eigen::MatrixXd>& theta, Index first, Index n) const;
   void to_output(Eigen::Ref<Eigen::MatrixXd> constrained) const;
+  // The same for the columns from `first` on (the blocks outside them are left out).
+  void to_output(Eigen::Ref<Eigen::MatrixXd> constrained, Index first) const;
   // eval's input (outputs' scale) to the model's constrained scale; `where(row)` names a row for
   // the data error (65) thrown when a correlation block is no correlation matrix.
   Eigen::MatrixXd from_output(const Eigen::Ref<const Eigen::MatrixXd>& points,

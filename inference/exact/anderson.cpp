@@ -40,12 +40,14 @@ Eigen::VectorXd Anderson::next(const Eigen::VectorXd& x, const Eigen::VectorXd& 
     DF.col(i) = df_[static_cast<std::size_t>(i)];
     DX.col(i) = dx_[static_cast<std::size_t>(i)];
   }
-  // Least squares by column-pivoting QR, which drops directions that are numerically dependent.
-  qr_.setThreshold(1e-10);
-  qr_.compute(DF);
-  const Eigen::VectorXd gamma = qr_.solve(f);
-  if (!gamma.allFinite()) return out;
   sum = DX + DF;
+  // Least squares by column-pivoting QR, which drops directions that are numerically dependent.
+  // In place, in DF_'s storage (rebuilt from df_ at every call): a QR object holding its own copy
+  // reallocated n x k doubles whenever k changed, and the history restarts often.
+  Eigen::ColPivHouseholderQR<Eigen::Ref<Eigen::MatrixXd>> qr(DF);
+  qr.setThreshold(1e-10);
+  const Eigen::VectorXd gamma = qr.solve(f);
+  if (!gamma.allFinite()) return out;
   out -= sum * gamma;
   return out;
 }

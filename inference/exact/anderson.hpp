@@ -31,9 +31,8 @@ class Anderson {
   Eigen::VectorXd last_x_, last_f_;
   std::deque<Eigen::VectorXd> dx_, df_;
   // Reused from call to call (the sparse family's iterates have millions of coordinates): the
-  // history as matrices, their sum, the least squares' factorization, a dropped difference.
+  // history as matrices (DF_ then factorized in place), their sum, a dropped difference.
   Eigen::MatrixXd DF_, DX_, sum_;
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr_;
   Eigen::VectorXd spare_x_, spare_f_;
 };
 

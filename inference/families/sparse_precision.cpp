@@ -19,10 +19,7 @@ SparseFactor& SparsePrecision::factor() const {
 void SparsePrecision::transform(const Eigen::Ref<const Eigen::MatrixXd>& eps,
                                 Eigen::Ref<Eigen::MatrixXd> zeta) const {
   // Rows are draws: zeta_s = mu + Sigma^{1/2} eps_s, all S draws in one solve.
-  Eigen::MatrixXd e = eps.transpose();
-  factor().scale_draws(e);
-  zeta = e.transpose();
-  zeta.rowwise() += params_.head(dim_).transpose();
+  factor().draws(eps, params_.head(dim_), zeta);
 }
 
 void SparsePrecision::elbo_gradient(const Eigen::Ref<const Eigen::MatrixXd>&, const Eigen::Ref<const Eigen::MatrixXd>&,

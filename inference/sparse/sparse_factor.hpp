@@ -39,6 +39,11 @@ class SparseFactor {
   Eigen::VectorXd solve(const Eigen::VectorXd& b) const;
   void inverse_on_pattern(Eigen::VectorXd& sigma) const;
   void scale_draws(Eigen::Ref<Eigen::MatrixXd> E) const;
+  // The same for draws stored as rows (eps: S x P, one draw per row), into zeta (S x P), with
+  // `shift` added to every draw: zeta_s = shift + Sigma^{1/2} eps_s. No transposed copies: the
+  // back substitution L' x = e runs on whole columns of S draws (see the .cpp).
+  void draws(const Eigen::Ref<const Eigen::MatrixXd>& eps, const Eigen::Ref<const Eigen::VectorXd>& shift,
+             Eigen::Ref<Eigen::MatrixXd> zeta) const;
   // The factor's non-zeros (the pattern's lower triangle plus the fill-in of the ordering).
   Index factor_nonzeros() const;
 

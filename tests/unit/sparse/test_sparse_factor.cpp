@@ -5,6 +5,7 @@
 
 #include <Eigen/Cholesky>
 #include <random>
+#include <stdexcept>
 
 #include "inference/sparse/sparse_factor.hpp"
 
@@ -132,6 +133,35 @@ TEST_CASE("sparse factor: one factor of many groups has no fill beyond the patte
   REQUIRE(f.factorize(values_of(*p, random_spd_on(*p, 7))));
   // The lower triangle: 3 global entries, and per group 3 within + 2 x 2 cross.
   CHECK(f.factor_nonzeros() == 3 + 500 * (3 + 4));
+}
+
+TEST_CASE("sparse factor: draws as rows are mu + Sigma^{1/2} eps, the draws of scale_draws") {
+  // zeta_s = mu + C eps_s with C C' = Sigma: eps = the identity gives zeta - mu = C', so
+  // (zeta - mu)' (zeta - mu) = Sigma; and any eps gives scale_draws' draws, transposed.
+  const auto p = crossed_pattern();
+  const Index P = p->dim();
+  vi::SparseFactor f(p);
+  const Eigen::MatrixXd A = random_spd_on(*p, 11);
+  REQUIRE(f.factorize(values_of(*p, A)));
+  const Eigen::MatrixXd Sigma = Eigen::LLT<Eigen::MatrixXd>(A).solve(Eigen::MatrixXd::Identity(P, P));
+  const Eigen::VectorXd mu = Eigen::VectorXd::LinSpaced(P, -2.0, 3.0);
+  Eigen::MatrixXd zeta(P, P);
+  f.draws(Eigen::MatrixXd::Identity(P, P), mu, zeta);
+  const Eigen::MatrixXd Z = zeta.rowwise() - mu.transpose();
+  CHECK((Z.transpose() * Z - Sigma).cwiseAbs().maxCoeff() < 1e-12);
+  // 150 draws: more than one block of draws, and a partial last one.
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> n01;
+  Eigen::MatrixXd eps(150, P);
+  for (Index s = 0; s < eps.rows(); ++s)
+    for (Index j = 0; j < P; ++j) eps(s, j) = n01(rng);
+  Eigen::MatrixXd E = eps.transpose();
+  f.scale_draws(E);
+  Eigen::MatrixXd rows(150, P);
+  f.draws(eps, mu, rows);
+  CHECK((rows - (E.transpose().rowwise() + mu.transpose())).cwiseAbs().maxCoeff() < 1e-13);
+  Eigen::MatrixXd narrow(150, P - 1);
+  CHECK_THROWS_AS(f.draws(eps, mu, narrow), std::invalid_argument);
 }
 
 }  // namespace test_sparse_factor
