@@ -8,7 +8,7 @@ scipy (log of a difference of CDFs from log_expit / log_ndtr, group effects by t
 against it: lpd_i = elpd_loo_i + p_loo_i to 1e-9; R's loo (loo_approximate_posterior and
 loo_compare on that same matrix with the draws' log_p__ and log_g__) for the totals, every row's
 elpd_loo and Pareto k to 1e-8; compare ranks the model with x1 first; the labels give the integer
-coding's bytes; subsampling LOO's approximation (the log likelihood at the mean draw); the same
+coding's bytes; a row far in a tail (eta about -26 in category 2) to 1e-9; subsampling LOO's approximation (the log likelihood at the mean draw); the same
 bytes on 1 and 2 threads and on 1 and 2 MPI ranks (5000 rows: two chunks)."""
 import csv
 import json
@@ -176,6 +176,34 @@ class OrdinalLoo(BinaryTestCase):
             with open(pw) as f:
                 outs.append((p.stdout.replace(pw, ""), f.read()))
         self.assertEqual(outs[0], outs[1])
+
+
+class OrdinalLooTails(BinaryTestCase):
+    def test_rows_far_in_a_tail_keep_their_digits(self):
+        # One row with x1 = -20 (eta about -26) in category 2: P(y = 2) = F(c_2 - eta) - F(c_1 - eta),
+        # a difference of two CDFs within about 1e-11 (logit) or 1e-140 (probit) of 1, which taken as
+        # such keeps about 5 digits (logit) or none (probit: 1 - 1); the kernel never takes it, and
+        # scipy's log CDFs (ordinal_models.py, reflected to the upper tail) agree to 1e-9.
+        data = om.simulate(200, 5, seed=43)
+        data["x1"][0], data["y"][0] = -20.0, 2
+        csv_path = om.write_csv(self.path("tails.csv"), data)
+        for link in ("ordinal_logit", "ordinal_probit"):
+            with self.subTest(link=link):
+                # A tight prior on the coefficients keeps the fit from bending to that one row.
+                c = om.config(csv_path, "y ~ x1 + x2 + (1 | g)", link, output_draws=200)
+                c["model"]["priors"] = {"beta": {"normal": {"loc": list(om.BETA), "scale": [0.01, 0.01]}}}
+                cfg = self.write_config(c, link + ".json")
+                fit = self.path("fit_" + link)
+                p = run(["fit", cfg, "--output", fit, "--quiet"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                pw = self.path("pw_%s.csv" % link)
+                p = run(["loo", cfg, "--fit", fit, "--pointwise", pw])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                rows = read_pointwise(pw)
+                lpd = om.lpd(om.log_lik(fit, data, ["x1", "x2"], link))
+                self.assertLess(lpd[0], -15)
+                self.assertTrue(np.all(np.isfinite(column(rows, "elpd_loo"))))
+                np.testing.assert_allclose(column(rows, "elpd_loo") + column(rows, "p_loo"), lpd, rtol=1e-9)
 
 
 class OrdinalLooRanks(BinaryTestCase):
