@@ -8,16 +8,19 @@ from them as R's kfold computes them, and the model with the predictor x1 ranked
 leave-group-out (--group g, ordinal_probit, labels) where the held-out groups are new to their
 fold's fit: every level in one fold, the folds' values adding up to the document; and data whose
 top category occurs in one group only, so that the fit holding that group out never sees it:
-every fold's config carries the full data's K (/model/categories)."""
+every fold's config carries the full data's K (/model/categories), and 2 MPI ranks give one
+process's bytes."""
 import csv
 import json
 import os
+import shutil
+import subprocess
 import unittest
 
 import numpy as np
 
 import ordinal_models as om
-from bvi_test import BinaryTestCase, run
+from bvi_test import BINARY, BinaryTestCase, run
 
 ROWS = 180
 
@@ -126,6 +129,23 @@ class OrdinalKfold(BinaryTestCase):
         # Its category-4 rows are predicted by a fit whose rows never took it: badly.
         fours = data["y"][rows] == 4
         self.assertLess(np.mean(want[fours]), np.mean(want[~fours]))
+
+        # Under mpirun -n 2 (the root's K broadcast to the rank that refits the other folds): the
+        # same document and bytes.
+        if shutil.which("mpirun"):
+            env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                       OMPI_MCA_rmaps_base_oversubscribe="1")
+            cfg = self.path("rare.json")
+            mpi = self.path("rare_mpi")
+            q = subprocess.run(["mpirun", "--oversubscribe", "-n", "2", BINARY, "kfold", cfg, "--group", "g",
+                                "--folds", "3", "--output", mpi, "--threads", "1"],
+                               capture_output=True, text=True, timeout=600, env=env)
+            self.assertEqual(q.returncode, 0, q.stderr)
+            strip = lambda d: {k: v for k, v in d.items() if k != "pointwise_file"}
+            self.assertEqual(strip(json.loads(q.stdout)), strip(doc))
+            for name in ["pointwise.csv"] + ["fold_%d/values.csv" % (k + 1) for k in range(3)]:
+                with open(os.path.join(out, name), "rb") as a, open(os.path.join(mpi, name), "rb") as b:
+                    self.assertEqual(a.read(), b.read(), name)
 
 
 if __name__ == "__main__":
