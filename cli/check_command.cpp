@@ -138,8 +138,11 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
        << config.data.dtype << (config.data.standardize ? ", standardized" : "") << ")\n";
     if (d.dropped_rows > 0) os << "missing     " << dropped_rows_note(d) << "\n";
     const int K = p.model.layout().categories();
+    // The ordinal likelihoods' K: their cutpoints and one (/model/categories may exceed the data's).
+    const models::ParameterBlock* cut = p.model.layout().find("cutpoints");
     os << response_summary(d, p.model.likelihood().response_kind(), config.data.trials.has_value(),
-                           config.data.offset.has_value() || config.data.exposure.has_value(), comm, K,
+                           config.data.offset.has_value() || config.data.exposure.has_value(), comm,
+                           cut ? static_cast<int>(cut->size + 1) : K,
                            K > 0 ? p.model.layout().reference_category() : 0);
     if (config.data.weights) os << weights_summary(d, *config.data.weights, comm);
     for (const auto& v : p.design.variables)

@@ -133,12 +133,15 @@ std::vector<std::pair<Eigen::Index, double>> kfold_lpd(const std::string& config
   const models::PredictionRows rows = read_fit_rows(applied, config, csv, "they are left out");
   const models::PredictRows prows =
       predict_rows_of(applied, rows, static_cast<std::uint64_t>(applied.fit.seed));
-  // categorical_logit: log of the mean over draws of the row's category probability, as predict's.
+  // categorical_logit and the ordinal likelihoods: log of the mean over draws of the row's category
+  // probability, as predict's.
   const models::ParameterLayout& layout = applied.model->layout();
   const Eigen::VectorXd lpd = applied.fit.likelihood == "categorical_logit"
                                   ? models::predict_categorical(applied.fit, prows, layout.categories(),
                                                                 layout.reference_category(), threads)
                                         .lpd
+                              : models::is_ordinal(applied.fit.likelihood)
+                                  ? models::predict_ordinal(applied.fit, prows, threads).lpd
                                   : models::predict(applied.fit, prows, threads).lpd;
   std::vector<std::pair<Eigen::Index, double>> out;
   for (Eigen::Index i = 0; i < rows.x.rows(); ++i) {
@@ -197,10 +200,6 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   if (o.folds == 0 && o.group.empty()) throw usage_error("--folds K is required without --group");
   spec::Config config = spec::parse_config(o.config);
   refuse_weights(config, "kfold");
-  // Before any refit: the folds' held-out densities come from predict's family or categorical_logit's
-  // category probabilities (not the ordinal likelihoods' yet).
-  if (models::is_ordinal(config.model.likelihood))
-    throw config_error("/model/likelihood", "kfold does not support the likelihood '" + config.model.likelihood + "' yet");
   const int threads = resolve_threads(o.threads);
   const fs::path dir(o.output);
   // Under mpirun the ranks share the folds out (rank r refits folds r, r + ranks, ...; the output
@@ -254,18 +253,23 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
     if (!fs::exists(full / "fit" / "summary.json"))
       kfold_fit(kfold_absolute(o.config), full / "fit", full / "fit.log", threads, "the fit of all rows");
   };
-  // categorical_logit's K is /model/categories, else the largest category of the rows a fit uses:
-  // a fold's training rows may lack it, and that fold's model would then have fewer categories
-  // than its held-out rows (and another parameter layout). So the fit of all rows is made first
-  // (the root's; the other ranks wait) and its K written into every fold's config, as brms keeps
-  // a factor's levels in every fold.
+  // categorical_logit's and the ordinal likelihoods' K is /model/categories (or the number of
+  // /data/levels), else the largest category of the rows a fit uses: a fold's training rows may
+  // lack it, and that fold's model would then have fewer categories than its held-out rows (and
+  // another parameter layout). So the fit of all rows is made first (the root's; the other ranks
+  // wait) and its K written into every fold's config, as brms keeps a factor's levels in every fold.
   double categories = 0;
-  if (config.model.likelihood == "categorical_logit" && config.model.categories == 0) {
+  const bool ordinal = models::is_ordinal(config.model.likelihood);
+  if ((config.model.likelihood == "categorical_logit" || (ordinal && config.data.levels.empty())) &&
+      config.model.categories == 0) {
     reduce::collectively(comm, [&] {
       if (!root) return;
       fit_all_rows();
       spec::Config c = spec::parse_config(o.config);
-      categories = load_fit_for_config(c, (full / "fit").string()).model->layout().categories();
+      const FitForConfig f = load_fit_for_config(c, (full / "fit").string());
+      // The ordinal likelihoods' K - 1 cutpoints and one.
+      const models::ParameterBlock* cut = ordinal ? f.model->layout().find("cutpoints") : nullptr;
+      categories = cut ? static_cast<double>(cut->size + 1) : f.model->layout().categories();
     });
     comm.broadcast(&categories, 1, 0);
   }

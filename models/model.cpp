@@ -213,6 +213,7 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
       // data is read (a preflight probe), as many as the longest array of a cutpoints prior gives,
       // so a prior with one entry per cutpoint is not refused there.
       Index known = shape.response_levels;
+      if (known <= 0 && config.categories > 0) known = static_cast<Index>(config.categories);
       if (known <= 0)
         if (const auto c = config.priors.find(p.name); c != config.priors.end())
           for (const auto& h : c->second.hypers)

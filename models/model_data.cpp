@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "common/number_text.hpp"
+#include "inference/ad/ops/constrain.hpp"
 #include "inference/reduce/chunk_reducer.hpp"
 #include "inference/reduce/collective_error.hpp"
 #include "models/chunk_stats.hpp"
@@ -35,8 +36,17 @@ std::shared_ptr<const Likelihood> probe_likelihood(const std::string& name, cons
   if (name == "categorical_logit")
     layout.set_categories(static_cast<int>(model.categories), static_cast<int>(model.reference_category));
   layout.add({"beta", 0, 0, true, {}, Support::real, {}});
-  for (const auto& p : likelihood_parameters(name))
-    layout.add({p.name, 0, 1, false, {}, Support::positive, {}});
+  for (const auto& p : likelihood_parameters(name)) {
+    ParameterBlock b{p.name, 0, 1, false, {}, Support::positive, {}};
+    // The ordinal likelihoods with /model/categories: K is known (the ordered transform tells the
+    // likelihood so), so a category above it is refused here.
+    if (p.constraint == "ordered" && model.categories > 1) {
+      b.size = static_cast<Eigen::Index>(model.categories) - 1;
+      b.is_vector = true;
+      b.transforms = ad::ordered_block(b.size);
+    }
+    layout.add(std::move(b));
+  }
   return make_likelihood(name, layout, {});
 }
 

@@ -11,6 +11,7 @@
 #include "inference/math/log_ndtr.hpp"
 #include "inference/rng/uniform_stream.hpp"
 #include "models/draw_predictors.hpp"
+#include "models/ordinal_draws.hpp"
 
 namespace bvi::models {
 
@@ -18,43 +19,11 @@ bool is_ordinal(const std::string& likelihood) {
   return likelihood == "ordinal_logit" || likelihood == "ordinal_probit";
 }
 
-namespace {
-
-// The draws' first cutpoints column and how many there are (K - 1).
-std::pair<Eigen::Index, Eigen::Index> cutpoint_columns(const FitResult& fit) {
-  Eigen::Index c0 = -1, J = 0;
-  for (std::size_t j = 0; j < fit.names.size(); ++j)
-    if (fit.names[j].compare(0, 10, "cutpoints.") == 0) {
-      if (c0 < 0) c0 = static_cast<Eigen::Index>(j);
-      ++J;
-    }
-  if (c0 < 0) throw std::logic_error("predict: the draws have no cutpoints");
-  return {c0, J};
-}
-
-ad::detail::OrdinalLink link_of(const FitResult& fit) {
-  if (!is_ordinal(fit.likelihood))
-    throw config_error("/model/likelihood", "'" + fit.likelihood + "' is not an ordinal likelihood");
-  return fit.likelihood == "ordinal_logit" ? ad::detail::OrdinalLink::logit : ad::detail::OrdinalLink::probit;
-}
-
-// The linear predictors as every likelihood's (no alpha column: DrawPredictors gives zeros).
-DrawPredictors linear_predictors(const FitResult& fit, const PredictRows& rows) {
-  bool ok = false;
-  return DrawPredictors(fit, PredictFamily::named("bernoulli_logit", &ok), rows.x.cols());
-}
-
-}  // namespace
-
 OrdinalPredictions predict_ordinal(const FitResult& fit, const PredictRows& rows, int threads) {
-  const ad::detail::OrdinalLink link = link_of(fit);
-  const auto columns = cutpoint_columns(fit);
-  const Eigen::Index c0 = columns.first, J = columns.second;
-  const int K = static_cast<int>(J + 1);
-  const DrawPredictors predictors = linear_predictors(fit, rows);
+  const OrdinalDraws ordinal(fit, rows.x.cols());
+  const int K = ordinal.K;
+  const DrawPredictors& predictors = ordinal.predictors;
   const Eigen::Index n = rows.x.rows(), S = fit.draws.rows();
-  // The cutpoints draw by draw, contiguous: c(k, s).
-  const Eigen::MatrixXd cut = fit.draws.middleCols(c0, J).transpose();
   OrdinalPredictions out;
   out.prob.resize(n, K);
   out.category.resize(n);
@@ -74,9 +43,7 @@ OrdinalPredictions predict_ordinal(const FitResult& fit, const PredictRows& rows
         std::fill(p.begin(), p.end(), 0.0);
         for (Eigen::Index s = 0; s < S; ++s)
           for (int k = 0; k < K; ++k)
-            p[static_cast<std::size_t>(k)] +=
-                std::exp(ad::detail::ordinal_term(link, k, K, cut.col(s).data(), 1, eta(s, i) + off, nullptr,
-                                                  nullptr, nullptr));
+            p[static_cast<std::size_t>(k)] += std::exp(ordinal.log_prob(k, s, eta(s, i) + off));
         int best = 0;
         for (int k = 0; k < K; ++k) {
           out.prob(row, k) = p[static_cast<std::size_t>(k)] / static_cast<double>(S);
@@ -107,7 +74,7 @@ OrdinalMetrics ordinal_metrics(const OrdinalPredictions& p, const Eigen::VectorX
 Eigen::MatrixXd replicate_ordinal(const FitResult& full_fit, const PredictRows& full_rows,
                                   const std::vector<Eigen::Index>& record, Eigen::Index R, std::uint64_t seed,
                                   int threads) {
-  const ad::detail::OrdinalLink link = link_of(full_fit);
+  const ad::detail::OrdinalLink link = OrdinalDraws::link_of(full_fit);
   if (R > full_fit.draws.rows()) throw std::logic_error("replicate_ordinal: fewer draws than replicates");
   FitResult fit;
   fit.names = full_fit.names;
@@ -115,9 +82,9 @@ Eigen::MatrixXd replicate_ordinal(const FitResult& full_fit, const PredictRows& 
   fit.draws = full_fit.draws.topRows(R);
   PredictRows rows = full_rows;
   for (PredictGroupEffects& g : rows.groups) g.new_effects = Eigen::MatrixXd(g.new_effects.topRows(R));
-  const auto columns = cutpoint_columns(fit);
-  const Eigen::Index c0 = columns.first, J = columns.second;
-  const DrawPredictors predictors = linear_predictors(fit, rows);
+  const OrdinalDraws ordinal(fit, rows.x.cols());
+  const Eigen::Index c0 = ordinal.c0, J = ordinal.K - 1;
+  const DrawPredictors& predictors = ordinal.predictors;
   const Eigen::Index n = rows.x.rows();
   Eigen::MatrixXd out(R, n);
   constexpr Eigen::Index kBlock = 256;

@@ -7,6 +7,7 @@
 #include "inference/ad/packet_log1p.hpp"
 
 #include "common/error.hpp"
+#include "models/ordinal_prediction.hpp"
 
 namespace bvi::models {
 
@@ -32,6 +33,10 @@ PointwiseLogLik::PointwiseLogLik(const FitResult& fit, const PredictRows& rows,
     categories_.emplace(fit, fit.draws.rows(), rows.x.cols(), categories.categories, categories.reference);
     return;
   }
+  if (is_ordinal(fit.likelihood)) {
+    ordinal_.emplace(fit, rows.x.cols());
+    return;
+  }
   family_.emplace(pointwise_family(fit.likelihood));
   predictors_.emplace(fit, *family_, rows.x.cols());
   if (family_->kind() == PredictFamily::Kind::binomial_logit && !rows.trials)
@@ -52,11 +57,29 @@ void PointwiseLogLik::categorical_block(Eigen::Index r0, Eigen::Index m, Scratch
     draws.log_prob(scratch.category, i, static_cast<int>((*rows_.y)[r0 + i]), out.col(i).data());
 }
 
+// log(F(c_y - eta) - F(c_{y-1} - eta)) per draw: the block's linear predictors in one GEMM, then
+// per row a pass over the draws (the fit's own kernel, ordinal_draws.hpp).
+void PointwiseLogLik::ordinal_block(Eigen::Index r0, Eigen::Index m, Scratch& scratch,
+                                    Eigen::MatrixXd& out) const {
+  const OrdinalDraws& draws = *ordinal_;
+  Eigen::MatrixXd& eta = scratch.eta;
+  if (eta.rows() != draws.draws() || eta.cols() < m) eta.resize(draws.draws(), m);
+  draws.predictors.block(fit_, rows_, r0, m, eta);
+  for (Eigen::Index i = 0; i < m; ++i) {
+    const Eigen::Index row = r0 + i;
+    draws.log_prob_row(eta, i, (*rows_.y)[row], rows_.offset ? (*rows_.offset)[row] : 0.0, out.col(i).data());
+  }
+}
+
 void PointwiseLogLik::block(Eigen::Index r0, Eigen::Index m, Scratch& scratch, Eigen::MatrixXd& out) const {
   const Eigen::Index S = draws();
   if (out.rows() != S || out.cols() < m) out.resize(S, m);
   if (categories_) {
     categorical_block(r0, m, scratch, out);
+    return;
+  }
+  if (ordinal_) {
+    ordinal_block(r0, m, scratch, out);
     return;
   }
   Eigen::MatrixXd& eta = scratch.eta;

@@ -2,7 +2,8 @@
 // log p(y_i | theta_s) for a fit's draws theta_s and rows with a response, a block of rows at a
 // time (the pointwise log likelihood matrix loo() takes, never held whole): every normalizing
 // constant included, as predict's log predictive density has it (prediction_family.hpp; for
-// categorical_logit the log softmax of the row's category, category_draws.hpp).
+// categorical_logit the log softmax of the row's category, category_draws.hpp; for the ordinal
+// likelihoods log(F(c_y - eta) - F(c_{y-1} - eta)), ordinal_draws.hpp).
 #include <Eigen/Core>
 #include <optional>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "models/category_draws.hpp"
 #include "models/draw_predictors.hpp"
 #include "models/fit_result.hpp"
+#include "models/ordinal_draws.hpp"
 #include "models/prediction.hpp"
 #include "models/prediction_family.hpp"
 
@@ -44,14 +46,16 @@ class PointwiseLogLik {
 
  private:
   void categorical_block(Eigen::Index r0, Eigen::Index m, Scratch& scratch, Eigen::MatrixXd& out) const;
+  void ordinal_block(Eigen::Index r0, Eigen::Index m, Scratch& scratch, Eigen::MatrixXd& out) const;
 
   const FitResult& fit_;
   const PredictRows& rows_;
-  // One of the two: predict's family and its single linear predictor, or categorical_logit's
-  // per-category draws.
+  // One of the three: predict's family and its single linear predictor, categorical_logit's
+  // per-category draws, or the ordinal likelihoods' cutpoints and linear predictor.
   std::optional<PredictFamily> family_;
   std::optional<DrawPredictors> predictors_;
   std::optional<CategoryDraws> categories_;
+  std::optional<OrdinalDraws> ordinal_;
 };
 
 }  // namespace bvi::models

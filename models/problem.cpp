@@ -84,8 +84,10 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
     // With /data/levels, K is the list's length (a level no row takes still has its cutpoint).
     double k = d.y.size() > 0 ? d.y.maxCoeff() : 2.0;
     comm.allreduce_max(&k, 1);
-    shape.response_levels = config.data.levels.empty() ? static_cast<Index>(k)
-                                                       : static_cast<Index>(config.data.levels.size());
+    // With /model/categories, K is that (the reader has refused a category above it).
+    shape.response_levels = !config.data.levels.empty() ? static_cast<Index>(config.data.levels.size())
+                            : config.model.categories > 0 ? static_cast<Index>(config.model.categories)
+                                                          : static_cast<Index>(k);
     shape.response_level_names = config.data.levels;
   }
   spec::Config resolved = config;

@@ -190,7 +190,7 @@ const Section& model_section() {
            "linear regression, any real y, y ~ StudentT(nu, eta, sigma) as scipy.stats.t(df = nu, loc = eta, "
            "scale = sigma), with positive parameters `sigma` (default as normal's) and `nu` (default brms's "
            "gamma(2, 0.1)); fitted by the monte_carlo method only. ordinal_logit, "
-           "ordinal_probit: ordered categories y in {1, ..., K} (K the largest in the data), or labels in the order of `/data/levels` (K their number), cumulative model "
+           "ordinal_probit: ordered categories y in {1, ..., K} (K the largest in the data or `/model/categories`), or labels in the order of `/data/levels` (K their number), cumulative model "
            "P(y = k) = F(c_k - eta) - F(c_{k-1} - eta) with F = expit or Phi (brms's cumulative, stan_polr), "
            "K - 1 increasing `cutpoints` (prior at `/model/priors/cutpoints`, default brms's student_t(3, 0, "
            "2.5)), no intercept (the cutpoints take its place), fitted by the monte_carlo method. "
@@ -207,8 +207,9 @@ const Section& model_section() {
            false,
            between(2, 1000),
            {},
-           "categorical_logit only: the number of categories K (a response above it is a data error). null: "
-           "the largest category in the data."},
+           "categorical_logit, ordinal_logit, ordinal_probit only: the number of categories K (a response "
+           "above it is a data error; with /data/levels it must be their number). null: the largest category "
+           "in the data (or the number of /data/levels)."},
           {"reference_category",
            Kind::integer,
            1,

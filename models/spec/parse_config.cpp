@@ -541,8 +541,9 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   check_likelihood_columns(cfg.data, cfg.model.likelihood);
   const bool categorical = cfg.model.likelihood == "categorical_logit";
   // Their defaults (as `check --explain` writes them) are allowed with any likelihood.
-  if (!categorical && !model.at("categories").is_null())
-    throw config_error("/model/categories", "applies to the categorical_logit likelihood only");
+  if (!categorical && !ordinal && !model.at("categories").is_null())
+    throw config_error("/model/categories",
+                       "applies to the categorical_logit, ordinal_logit and ordinal_probit likelihoods only");
   if (!categorical && model.at("reference_category").get<long long>() != 1)
     throw config_error("/model/reference_category", "applies to the categorical_logit likelihood only");
   if (!model.at("categories").is_null()) cfg.model.categories = model.at("categories").get<long long>();
@@ -578,6 +579,16 @@ Config parse_config_text(const std::string& text, const std::string& path, const
           throw config_error(at, "'" + label + "' is listed twice (also /data/levels/" + std::to_string(j) + ")");
     }
   }
+  // The ordinal likelihoods' K given as a number (kfold writes the full data's into every fold's
+  // config, so a fold whose training rows lack the top category keeps its cutpoints).
+  if (ordinal && cfg.model.categories > models::kMaxOrdinalLevels)
+    throw config_error("/model/categories", "at most " + std::to_string(models::kMaxOrdinalLevels) +
+                                                " categories for " + cfg.model.likelihood + "; got " +
+                                                std::to_string(cfg.model.categories));
+  if (ordinal && cfg.model.categories > 0 && !cfg.data.levels.empty() &&
+      cfg.model.categories != static_cast<long long>(cfg.data.levels.size()))
+    throw config_error("/model/categories", "is " + std::to_string(cfg.model.categories) + ", but /data/levels has " +
+                                                std::to_string(cfg.data.levels.size()) + " categories");
   model["groups"] = resolve_groups(model.at("groups"), cfg.data, cfg.model);
   if (cfg.data.features && cfg.data.features->empty() && !cfg.model.intercept && cfg.model.groups.empty() &&
       !ordinal)

@@ -327,7 +327,7 @@ class Categorical(BinaryTestCase):
         refused(lambda c: c.update(model={"likelihood": "bernoulli_logit", "reference_category": 2}),
                 "/model/reference_category", "categorical_logit likelihood only")
         refused(lambda c: c.update(model={"likelihood": "bernoulli_logit", "categories": 3}),
-                "/model/categories", "categorical_logit likelihood only")
+                "/model/categories", "ordinal_probit likelihoods only")
         refused(lambda c: c["inference"].update(method="exact"), "/inference/method", "monte_carlo")
         refused(lambda c: c["data"].update(offset="x3"), "/data/offset", "takes no offset")
 

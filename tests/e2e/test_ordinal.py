@@ -7,7 +7,8 @@ Monte Carlo fit of the example data covering the truth it was drawn from
 (tests/reference/ordinal_nuts.py); predict's probabilities, metrics and replicates against numbers
 computed from draws.csv; simulate's data fitted back; the same bits on 1 and 2 ranks; and the
 errors: a category that is not an integer >= 1 is exit 65 at FILE:LINE, /model/intercept true,
-the exact method and kfold are exit 78; labels in /data/levels give the integer coding's bits,
+the exact method is exit 78, /model/categories
+bounds the categories; labels in /data/levels give the integer coding's bits,
 name the cutpoints, check's counts and predict's columns, and bad labels (65) and bad lists (78)
 are refused. Small data: about 10 CPU-seconds."""
 import collections
@@ -340,8 +341,17 @@ class Ordinal(BinaryTestCase):
         cfg["model"]["intercept"] = True
         self.assert_error(run(["check", self.write_config(cfg)]), 78, where="/model/intercept",
                           contains="cutpoints take its place")
-        self.assert_error(run(["kfold", self.write_config(base), "--folds", "2", "--output", self.path("kf")]), 78,
-                          where="/model/likelihood", contains="kfold does not support")
+        # /model/categories (kfold writes the full data's K into each fold's config): a category
+        # above it is exit 65 at its line; with /data/levels it must be their number.
+        cfg = json.loads(json.dumps(base))
+        cfg["model"]["categories"] = 3
+        lines = ["x1,x2,x3,y", "0.1,0.2,0.3,2", "0.1,0.2,0.3,4"]
+        cfg["data"] = {"csv": self.write("four.csv", "\n".join(lines) + "\n"), "response": "y"}
+        self.assert_error(run(["check", self.write_config(cfg)]), 65, where=cfg["data"]["csv"] + ":3",
+                          contains="(the model's K)")
+        cfg["data"]["levels"] = ["a", "b"]
+        self.assert_error(run(["check", self.write_config(cfg)]), 78, where="/model/categories",
+                          contains="/data/levels has 2")
         cfg = json.loads(json.dumps(base))
         cfg["inference"]["method"] = "exact"
         self.assert_error(run(["check", self.write_config(cfg)]), 78, where="/inference/method",
