@@ -44,10 +44,12 @@ Packet packet_erfcx(const Packet& u) {  // u >= 0; +inf is taken as 1e300
   return ei::pmul(ei::pmadd(ei::pmul(ei::pset1<Packet>(2.0), p), inv, ei::pset1<Packet>(0.56418958354775628695)), inv);
 }
 
-// erf(x) for x >= 0, given g = e^{-x^2} and e = erfcx(x).
+// erf(x) for x >= 0, given g = e^{-x^2} and e = erfcx(x); `series` false when no lane is below 1/2.
 template <class Packet>
-Packet packet_erf_nonneg(const Packet& x, const Packet& g, const Packet& e) {
+Packet packet_erf_nonneg(const Packet& x, const Packet& g, const Packet& e, bool series) {
   namespace ei = Eigen::internal;
+  const Packet one = ei::pset1<Packet>(1.0);
+  if (!series) return ei::psub(one, ei::pmul(g, e));
   static constexpr double kT[] = {8.35070279514724e-11,    -1.0892221037148573e-09, 1.3122532963802806e-08,
                                   -1.4503852223150468e-07, 1.4589169000933706e-06,  -1.3227513227513228e-05,
                                   0.00010683760683760684,  -0.0007575757575757576,  0.004629629629629629,
@@ -56,9 +58,8 @@ Packet packet_erf_nonneg(const Packet& x, const Packet& g, const Packet& e) {
   const Packet x2 = ei::pmul(x, x);
   Packet s = ei::pset1<Packet>(kT[0]);
   for (int i = 1; i < 13; ++i) s = ei::pmadd(s, x2, ei::pset1<Packet>(kT[i]));
-  const Packet series = ei::pmul(ei::pmul(ei::pset1<Packet>(1.1283791670955125739), x), s);  // 2/sqrt(pi) x s
-  const Packet one = ei::pset1<Packet>(1.0);
-  return ei::pselect(ei::pcmp_lt(x, ei::pset1<Packet>(0.5)), series, ei::psub(one, ei::pmul(g, e)));
+  const Packet taylor = ei::pmul(ei::pmul(ei::pset1<Packet>(1.1283791670955125739), x), s);  // 2/sqrt(pi) x s
+  return ei::pselect(ei::pcmp_lt(x, ei::pset1<Packet>(0.5)), taylor, ei::psub(one, ei::pmul(g, e)));
 }
 
 template <class Packet>
@@ -82,19 +83,27 @@ ProbitTerms<Packet> packet_ordinal_probit(const Packet& a0, const Packet& b0) {
   const Packet ua = ei::pmul(ei::pabs(a), k), ub = ei::pmul(ei::pabs(b), k);
   const Packet ea = packet_erfcx(ua), eb = packet_erfcx(ub);
   const Packet ha = ei::pmul(half, ei::pmul(a, a)), hb = ei::pmul(half, ei::pmul(b, b));  // a^2/2, b^2/2
-  // b <= -1: the lower tail
-  const Packet d = ei::padd(ei::pnegate(ei::pmul(ei::pmul(half, ei::psub(a, b)), ei::padd(a, b))), ei::plog(ei::pdiv(ea, eb)));
-  const Packet r = ei::pexp(d);
-  const Packet om_direct = ei::psub(one, r);
-  const Packet om = ei::pselect(ei::pcmp_le(r, half), om_direct,
-                                ei::pselect(ei::pcmp_eq(r, one), ei::pnegate(d), ei::pdiv(ei::pmul(om_direct, d), ei::plog(r))));
-  const Packet l_tail = ei::padd(ei::psub(ei::plog(ei::pmul(half, eb)), hb), ei::plog(om));
-  // b > -1: erf(b k) - erf(a k), a < 0
-  const Packet erf_a = ei::pnegate(packet_erf_nonneg(ua, ei::pexp(ei::pnegate(ha)), ea));  // erf(a k), a < 0
-  const Packet erf_b_abs = packet_erf_nonneg(ub, ei::pexp(ei::pnegate(hb)), eb);
-  const Packet erf_b = ei::pselect(ei::pcmp_lt(b, zero), ei::pnegate(erf_b_abs), erf_b_abs);
-  const Packet l_mid = ei::plog(ei::pmul(half, ei::psub(erf_b, erf_a)));
-  const Packet l = ei::pselect(ei::pcmp_le(b, c(-1.0)), l_tail, l_mid);
+  // Each branch only where some lane takes it (a row's draws mostly fall in one): the tail's four
+  // logs, the erf form's two exps, the series below 1/2.
+  const Packet in_tail = ei::pcmp_le(b, c(-1.0));
+  Packet l_tail = zero, l_mid = zero;
+  if (ei::predux_any(in_tail)) {  // b <= -1: the lower tail
+    const Packet d =
+        ei::padd(ei::pnegate(ei::pmul(ei::pmul(half, ei::psub(a, b)), ei::padd(a, b))), ei::plog(ei::pdiv(ea, eb)));
+    const Packet r = ei::pexp(d);
+    const Packet om_direct = ei::psub(one, r);
+    const Packet om = ei::pselect(ei::pcmp_le(r, half), om_direct,
+                                  ei::pselect(ei::pcmp_eq(r, one), ei::pnegate(d), ei::pdiv(ei::pmul(om_direct, d), ei::plog(r))));
+    l_tail = ei::padd(ei::psub(ei::plog(ei::pmul(half, eb)), hb), ei::plog(om));
+  }
+  if (ei::predux_any(ei::pcmp_lt(c(-1.0), b))) {  // b > -1: erf(b k) - erf(a k), a < 0
+    const bool series = ei::predux_any(ei::por(ei::pcmp_lt(ua, half), ei::pcmp_lt(ub, half)));
+    const Packet erf_a = ei::pnegate(packet_erf_nonneg(ua, ei::pexp(ei::pnegate(ha)), ea, series));  // erf(a k)
+    const Packet erf_b_abs = packet_erf_nonneg(ub, ei::pexp(ei::pnegate(hb)), eb, series);
+    const Packet erf_b = ei::pselect(ei::pcmp_lt(b, zero), ei::pnegate(erf_b_abs), erf_b_abs);
+    l_mid = ei::plog(ei::pmul(half, ei::psub(erf_b, erf_a)));
+  }
+  const Packet l = ei::pselect(in_tail, l_tail, l_mid);
   const Packet log_sqrt_2pi = c(0.91893853320467274178);
   const Packet db = ei::pexp(ei::psub(ei::pnegate(ei::padd(hb, log_sqrt_2pi)), l));
   const Packet da = ei::pnegate(ei::pexp(ei::psub(ei::pnegate(ei::padd(ha, log_sqrt_2pi)), l)));
