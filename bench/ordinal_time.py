@@ -2,7 +2,7 @@
 """Time to the posterior, whole process, bayes-vi's ordinal_logit / ordinal_probit (or beta_logit)
 against statsmodels (OrderedModel, BFGS; BetaModel).
 
-    /usr/bin/python3 bench/ordinal_time.py [--build build] [--rows 20000] [--features 5]
+    /usr/bin/python3 bench/ordinal_time.py [--build build | --bayes-vi OLD --bayes-vi NEW] [--rows 20000] [--features 5]
         [--likelihood ordinal_logit] [--levels 5] [--repeats 3] [--threads 1] [--extra '{"output_draws": 100}']
 
 Simulates the data once (`bayes-vi simulate`, x ~ N(0, 1), beta ~ N(0, 1); ordinal: K = --levels
@@ -53,6 +53,8 @@ print(json.dumps({"est": [float(v) for v in est]}))
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
+    ap.add_argument("--bayes-vi", action="append", dest="binaries",
+                    help="time this bayes-vi binary instead of BUILD/bayes-vi (repeatable: e.g. before and after a change, in the same rounds)")
     ap.add_argument("--rows", type=int, default=20000)
     ap.add_argument("--features", type=int, default=5)
     ap.add_argument("--likelihood", default="ordinal_logit")
@@ -62,7 +64,8 @@ def main():
     ap.add_argument("--extra", default="{}", help="JSON merged into /inference")
     ap.add_argument("--skip-statsmodels", action="store_true")
     args = ap.parse_args()
-    bvi = os.path.join(args.build, "bayes-vi")
+    binaries = args.binaries or [os.path.join(args.build, "bayes-vi")]
+    bvi = binaries[-1]
     ordinal = args.likelihood.startswith("ordinal")
     with tempfile.TemporaryDirectory() as tmp:
         csv = os.path.join(tmp, "d.csv")
@@ -80,7 +83,7 @@ def main():
         path = os.path.join(tmp, "c.json")
         with open(path, "w") as f:
             json.dump(cfg, f)
-        t_sm, t_bvi = [], []
+        t_sm, t_all = [], {b: [] for b in binaries}
         sm_out = bvi_out = None
         for _ in range(args.repeats):
             if not args.skip_statsmodels:
@@ -89,11 +92,19 @@ def main():
                                    capture_output=True, text=True, check=True)
                 t_sm.append(time.time() - t0)
                 sm_out = json.loads(p.stdout)
-            t0 = time.time()
-            p = subprocess.run([bvi, "fit", path, "--quiet", "--threads", str(args.threads)],
-                               capture_output=True, text=True, check=True)
-            t_bvi.append(time.time() - t0)
-            bvi_out = json.loads(p.stdout)
+            for exe in binaries:
+                t0 = time.time()
+                p = subprocess.run([exe, "fit", path, "--quiet", "--threads", str(args.threads)],
+                                   capture_output=True, text=True, check=True)
+                t_all[exe].append(time.time() - t0)
+                bvi_out = json.loads(p.stdout)
+    for exe in binaries[:-1]:
+        t = t_all[exe]
+        line = "  %s: %.2f s (runs %s)" % (exe, statistics.median(t), ", ".join("%.2f" % v for v in t))
+        if t_sm:
+            line += ", ratio %.2f" % (statistics.median(t) / statistics.median(t_sm))
+        print(line)
+    t_bvi = t_all[bvi]
     b = statistics.median(t_bvi)
     line = "%s %d x %d: bayes-vi %.2f s (runs %s; %s, %d iterations)" % (
         args.likelihood, args.rows, args.features, b, ", ".join("%.2f" % t for t in t_bvi),

@@ -1,10 +1,12 @@
 #include "inference/ad/ops/ordinal_glm.hpp"
 
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
 
 #include "inference/ad/ops/glm_kernel.hpp"
+#include "inference/ad/ops/ordinal_probit_packet.hpp"
 
 namespace bvi::ad {
 
@@ -35,6 +37,10 @@ struct OrdinalFamily {
     ll.setZero();
     if (link == detail::OrdinalLink::logit) {
       forward_logit(tape, eta, rows, ll, grad, want_cut, c, S, K);
+      return;
+    }
+    if constexpr (std::is_same_v<C, double>) {
+      forward_probit(tape, eta, rows, ll, grad, want_cut, c, S, K);
       return;
     }
     for (Index n = 0; n < m; ++n) {
@@ -145,6 +151,61 @@ struct OrdinalFamily {
       if (!want_cut) continue;
       if (lo) Eigen::Map<Arr>(dcut + static_cast<Index>(k0 - 1) * S, S) += wt * da;
       if (hi) Eigen::Map<Arr>(dcut + static_cast<Index>(k0) * S, S) += wt * db;
+    }
+  }
+
+  // The probit for the S draws of one row at a time, on SIMD packets (ordinal_probit_packet.hpp:
+  // the scalar kernel's branches as selects, erfc through a vectorized erfcx), the draws padded to
+  // whole packets. A draw the packet flags (a NaN bound, cutpoints out of order or equal, a bound
+  // beyond 1e100) is redone by the scalar kernel (ordinal_kernel.hpp).
+  template <class C>
+  void forward_probit(Tape& tape, ArrayMap<C> eta, const GlmRows& rows, Eigen::Map<Eigen::ArrayXd> ll, bool grad,
+                      bool want_cut, const double* c, Index S, int K) {
+    namespace ei = Eigen::internal;
+    using Packet = ei::packet_traits<double>::type;
+    constexpr Index W = ei::packet_traits<double>::size;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    using Arr = Eigen::ArrayXd;
+    const Index P = (S + W - 1) / W * W;
+    double* scratch = arena_array<double>(tape, 6 * P);  // no allocation per pass (the tape's arena)
+    double *A = scratch, *B = scratch + P, *l = scratch + 2 * P, *da = scratch + 3 * P, *db = scratch + 4 * P,
+           *bad = scratch + 5 * P;
+    for (Index s = S; s < P; ++s) A[s] = -1.0, B[s] = 1.0;  // padding: an ordinary category
+    for (Index n = 0; n < rows.rows; ++n) {
+      const double y = rows.y[n];
+      const int k0 = static_cast<int>(y) - 1;
+      if (!(y >= 1 && y <= K && static_cast<double>(k0 + 1) == y))
+        throw std::invalid_argument("ordinal_glm: a category outside 1 ... K");
+      const double wt = row_weight(rows, n);
+      auto e = eta.col(n);
+      const bool lo = k0 > 0, hi = k0 < K - 1;
+      const double* clo = c + static_cast<Index>(k0 - 1) * S;
+      const double* chi = c + static_cast<Index>(k0) * S;
+      for (Index s = 0; s < S; ++s) {
+        A[s] = lo ? clo[s] - static_cast<double>(e[s]) : -inf;
+        B[s] = hi ? chi[s] - static_cast<double>(e[s]) : inf;
+      }
+      for (Index s = 0; s < P; s += W) {
+        const auto t = detail::packet_ordinal_probit(ei::ploadu<Packet>(A + s), ei::ploadu<Packet>(B + s));
+        ei::pstoreu(l + s, t.l);
+        ei::pstoreu(da + s, t.da);
+        ei::pstoreu(db + s, t.db);
+        ei::pstoreu(bad + s, t.bad);
+      }
+      for (Index s = 0; s < S; ++s) {
+        if (!std::isnan(bad[s]) && bad[s] == 0.0) continue;  // the mask: all bits set, a NaN
+        double pa = 0.0, pb = 0.0;
+        l[s] = detail::ordinal_probit_term(A[s], B[s], &pa, &pb);
+        da[s] = pa;
+        db[s] = pb;
+      }
+      Eigen::Map<Arr> lm(l, S), dam(da, S), dbm(db, S);
+      ll += wt * lm;
+      if (!grad) continue;
+      for (Index s = 0; s < S; ++s) e[s] = static_cast<C>(-((lo ? da[s] : 0.0) + (hi ? db[s] : 0.0)));
+      if (!want_cut) continue;
+      if (lo) Eigen::Map<Arr>(dcut + static_cast<Index>(k0 - 1) * S, S) += wt * dam;
+      if (hi) Eigen::Map<Arr>(dcut + static_cast<Index>(k0) * S, S) += wt * dbm;
     }
   }
 

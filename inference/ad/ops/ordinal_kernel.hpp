@@ -49,7 +49,9 @@ inline double ordinal_logit_term(double a, double b, double* da, double* db) {
 inline double ordinal_log_normal_density(double x) { return -0.5 * x * x - bvi::math::kLogSqrt2Pi; }
 
 inline double ordinal_probit_term(double a, double b, double* da, double* db) {
-  if (a >= 0) {  // reflect: log(Phi(-a) - Phi(-b)), with the partials swapped and negated
+  // Reflect: log(Phi(-a) - Phi(-b)), with the partials swapped and negated. Not for b < a (out of
+  // order, NaN below): (a, b) = (0.3, -0.7) would reflect to (0.7, -0.3) and back, forever.
+  if (a >= 0 && !(b < a)) {
     double ra = 0.0, rb = 0.0;
     const double l = ordinal_probit_term(-b, -a, da ? &ra : nullptr, da ? &rb : nullptr);
     if (da) {
