@@ -1,5 +1,6 @@
 #include "inference/quadrature/gauss_hermite.hpp"
 
+#include <Eigen/Eigenvalues>
 #include <array>
 #include <cmath>
 #include <memory>
@@ -33,23 +34,25 @@ double orthonormal_hermite(int n, double x, double* previous) {
 GaussHermiteRule compute_gauss_hermite(int n) {
   if (n < 1 || n > kMaxPoints)
     throw std::invalid_argument("gauss_hermite: n = " + std::to_string(n) + " is outside [1, 512]");
-  // Newton's method on h_n for the roots x_1 > x_2 > ... of the physicists' rule, from the
-  // classical starting values (the largest roots from the Airy asymptotics, the others
-  // extrapolated from the two found before); the weights are 2 / h_n'(x)².
+  // Newton's method on h_n for the roots x_1 > x_2 > ... of the physicists' rule, started from the
+  // eigenvalues of the Jacobi matrix (zero diagonal, off-diagonal sqrt(k / 2); Golub and Welsch),
+  // which are the roots to about 1e-15 sqrt(2n) whatever n. The classical starting values
+  // (Airy asymptotics for the largest roots, extrapolation from the two found before) sent
+  // Newton to a root already found from n = 200 on, and the rule had repeated nodes. The
+  // weights are 2 / h_n'(x)^2, from the polished roots.
   Eigen::ArrayXd x(n), w(n);
   const int half = (n + 1) / 2;
+  Eigen::VectorXd start = Eigen::VectorXd::Zero(n);  // descending
+  if (n > 1) {
+    Eigen::VectorXd sub(n - 1);
+    for (int k = 1; k < n; ++k) sub[k - 1] = std::sqrt(0.5 * k);
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig;
+    eig.computeFromTridiagonal(Eigen::VectorXd::Zero(n), sub, Eigen::EigenvaluesOnly);
+    start = eig.eigenvalues().reverse();
+  }
   double z = 0.0;
   for (int i = 0; i < half; ++i) {
-    if (i == 0)
-      z = std::sqrt(2.0 * n + 1.0) - 1.85575 * std::pow(2.0 * n + 1.0, -1.0 / 6.0);
-    else if (i == 1)
-      z -= 1.14 * std::pow(static_cast<double>(n), 0.426) / z;
-    else if (i == 2)
-      z = 1.86 * z - 0.86 * x[0];
-    else if (i == 3)
-      z = 1.91 * z - 0.91 * x[1];
-    else
-      z = 2.0 * z - x[i - 2];
+    z = start[i];
     double derivative = 0.0;
     for (int it = 0; it < 100; ++it) {
       double previous;
@@ -62,6 +65,8 @@ GaussHermiteRule compute_gauss_hermite(int n) {
     double previous;
     orthonormal_hermite(n, z, &previous);
     derivative = std::sqrt(2.0 * n) * previous;
+    if (i > 0 && !(z < x[i - 1]))
+      throw std::logic_error("gauss_hermite: Newton's method found a root twice for n = " + std::to_string(n));
     x[i] = z;
     x[n - 1 - i] = -z;
     w[i] = w[n - 1 - i] = 2.0 / (derivative * derivative);
