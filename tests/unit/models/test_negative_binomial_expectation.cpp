@@ -109,4 +109,30 @@ TEST_CASE("negative_binomial_log: rows sharing u's moments give each row's value
   CHECK(du_var == doctest::Approx(all.du_var).epsilon(1e-12));
 }
 
+TEST_CASE("negative_binomial_log: u_var = 0 (phi known) keeps eta's variance") {
+  // phi = exp(u_mean) exactly: E over eta ~ N(m, v) of log NB2(y | exp(eta), phi), by a 1-D
+  // Gauss-Hermite rule of 60 points over the log mass written out here (a wrong conditional
+  // variance, e.g. 0 from c^2 / s^2 = 0 / 0, gives the log mass at eta = m instead).
+  const auto lik = make();
+  const double u_mean = 1.1, phi = std::exp(u_mean);
+  const double ys[3] = {0.0, 3.0, 17.0}, ms[3] = {0.4, 1.2, 2.3}, vs[3] = {0.25, 0.8, 0.05};
+  const auto& rule = quadrature::gauss_hermite(60);
+  for (int r = 0; r < 3; ++r) {
+    const double y = ys[r], m = ms[r], v = vs[r];
+    double want = 0.0;
+    for (int k = 0; k < rule.size(); ++k) {
+      const double eta = m + std::sqrt(v) * rule.nodes[k], mu = std::exp(eta);
+      want += rule.weights[k] * (std::lgamma(y + phi) - std::lgamma(phi) - std::lgamma(y + 1.0) +
+                                 phi * (u_mean - std::log(phi + mu)) + y * (eta - std::log(phi + mu)));
+    }
+    const Eigen::ArrayXd ya = Eigen::ArrayXd::Constant(1, y), ma = Eigen::ArrayXd::Constant(1, m),
+                         va = Eigen::ArrayXd::Constant(1, v), ca = Eigen::ArrayXd::Zero(1);
+    for (bool correlated : {true, false}) {
+      INFO("y=" << y << " m=" << m << " v=" << v << " correlated=" << correlated);
+      const Result got = evaluate(*lik, ya, ma, va, ca, u_mean, 0.0, correlated);
+      CHECK(got.value[0] == doctest::Approx(want).epsilon(1e-10));
+    }
+  }
+}
+
 }  // namespace test_negative_binomial_expectation
