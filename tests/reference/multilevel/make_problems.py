@@ -532,25 +532,27 @@ def j_student_t_varying_intercept(rng):
     return ["y", "x1", "x2", "g"], rows, cfg, truth
 
 
-def k_ordinal_varying_intercept(rng):
+def ordinal_varying_intercept(rng, name, likelihood, cut, beta, sd, prefix, noise):
+    """An ordinal varying intercept (K = 4, no intercept): y ~ x1 + x2 + (1 | g) on the latent scale
+    with `noise`'s errors (logistic or standard normal), cut at `cut`."""
     G, N = 30, 2000
-    cut = np.array([-1.2, 0.2, 1.5])
-    labels, sizes, g = unequal_groups(rng, G, N, "o")
-    u = rng.normal(0.0, 0.6, size=G)
+    cut = np.array(cut)
+    labels, sizes, g = unequal_groups(rng, G, N, prefix)
+    u = rng.normal(0.0, sd, size=G)
     x1 = np.round(rng.normal(0.0, 1.0, size=N), 4)
     x2 = np.round(rng.normal(0.0, 1.0, size=N), 4)
-    latent = 0.8 * x1 - 0.5 * x2 + u[g] + rng.logistic(size=N)
+    latent = beta[0] * x1 + beta[1] * x2 + u[g] + noise(N)
     y = 1 + (latent[:, None] > cut[None, :]).sum(axis=1)
     rows = [["%d" % y[i], fmt(x1[i]), fmt(x2[i]), labels[g[i]]] for i in range(N)]
-    truth = {"beta": [0.8, -0.5], "cutpoints": cut.tolist(), "sd_g": [0.6],
+    truth = {"beta": list(beta), "cutpoints": cut.tolist(), "sd_g": [sd],
              "category_counts": np.bincount(y, minlength=5)[1:].tolist(),
              "group_sizes": {labels[k]: int(sizes[k]) for k in range(G)},
              "r_g": {labels[k]: float(u[k]) for k in range(G)}}
     cfg = {
-        "data": {"csv": "data/k_ordinal_varying_intercept.csv", "response": "y",
+        "data": {"csv": "data/%s.csv" % name, "response": "y",
                  "features": ["x1", "x2"], "standardize": False},
         "model": {
-            "likelihood": "ordinal_logit",
+            "likelihood": likelihood,
             "intercept": False,
             "groups": [{"by": ["g"], "intercept": True, "terms": [], "correlated": True}],
             "priors": {
@@ -561,37 +563,16 @@ def k_ordinal_varying_intercept(rng):
         },
     }
     return ["y", "x1", "x2", "g"], rows, cfg, truth
+
+
+def k_ordinal_varying_intercept(rng):
+    return ordinal_varying_intercept(rng, "k_ordinal_varying_intercept", "ordinal_logit", [-1.2, 0.2, 1.5],
+                                     (0.8, -0.5), 0.6, "o", lambda n: rng.logistic(size=n))
 
 
 def m_ordinal_probit_varying_intercept(rng):
-    G, N = 30, 2000
-    cut = np.array([-0.8, 0.1, 0.9])
-    labels, sizes, g = unequal_groups(rng, G, N, "p")
-    u = rng.normal(0.0, 0.4, size=G)
-    x1 = np.round(rng.normal(0.0, 1.0, size=N), 4)
-    x2 = np.round(rng.normal(0.0, 1.0, size=N), 4)
-    latent = 0.5 * x1 - 0.3 * x2 + u[g] + rng.standard_normal(N)
-    y = 1 + (latent[:, None] > cut[None, :]).sum(axis=1)
-    rows = [["%d" % y[i], fmt(x1[i]), fmt(x2[i]), labels[g[i]]] for i in range(N)]
-    truth = {"beta": [0.5, -0.3], "cutpoints": cut.tolist(), "sd_g": [0.4],
-             "category_counts": np.bincount(y, minlength=5)[1:].tolist(),
-             "group_sizes": {labels[k]: int(sizes[k]) for k in range(G)},
-             "r_g": {labels[k]: float(u[k]) for k in range(G)}}
-    cfg = {
-        "data": {"csv": "data/m_ordinal_probit_varying_intercept.csv", "response": "y",
-                 "features": ["x1", "x2"], "standardize": False},
-        "model": {
-            "likelihood": "ordinal_probit",
-            "intercept": False,
-            "groups": [{"by": ["g"], "intercept": True, "terms": [], "correlated": True}],
-            "priors": {
-                "beta": {"normal": {"loc": 0, "scale": 2.5}},
-                "cutpoints": {"student_t": {"df": 3, "loc": 0, "scale": 2.5}},
-                "sd_g": {"half_normal": {"scale": 1}},
-            },
-        },
-    }
-    return ["y", "x1", "x2", "g"], rows, cfg, truth
+    return ordinal_varying_intercept(rng, "m_ordinal_probit_varying_intercept", "ordinal_probit",
+                                     [-0.8, 0.1, 0.9], (0.5, -0.3), 0.4, "p", rng.standard_normal)
 
 
 def l_beta_varying_intercept(rng):
