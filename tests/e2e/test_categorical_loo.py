@@ -9,7 +9,6 @@ log_g__) for the totals, every row's elpd_loo and Pareto k to 1e-8; compare rank
 x1 first, its elpd_diff and se_diff the paired sums; subsampling LOO's approximation (the log
 likelihood at the mean draw) and its sampled rows; the same bytes on 1 and 2 threads and on 1, 2
 and 3 MPI ranks (5000 rows: two chunks). About 30 CPU-seconds."""
-import csv
 import json
 import math
 import os
@@ -22,6 +21,7 @@ import numpy as np
 
 import categorical_models as cm
 from bvi_fit import load_json
+from loo_files import pointwise_column, read_pointwise
 from bvi_test import BINARY, BinaryTestCase, run
 from test_loo import HAVE_R_LOO, r_loo
 
@@ -35,13 +35,6 @@ MODELS = {"full": ("y ~ x1 + x2 + (1 | g)", ["x1", "x2"], 1),
           "ref2": ("y ~ x1 + x2", ["x1", "x2"], 2)}
 
 
-def read_pointwise(path):
-    with open(path) as f:
-        return list(csv.DictReader(f))
-
-
-def column(rows, name):
-    return np.array([float(r[name]) if r[name] != "NA" else np.nan for r in rows])
 
 
 class CategoricalLoo(BinaryTestCase):
@@ -87,7 +80,7 @@ class CategoricalLoo(BinaryTestCase):
                 d, rows, _ = self.loo_files(name)
                 self.assertEqual((d["rows"], d["draws"], d["likelihood"]), (400, 1000, "categorical_logit"))
                 self.assertEqual([int(r["row"]) for r in rows], list(range(1, 401)))
-                elpd, p_loo = column(rows, "elpd_loo"), column(rows, "p_loo")
+                elpd, p_loo = pointwise_column(rows, "elpd_loo"), pointwise_column(rows, "p_loo")
                 ll = self.log_lik(name)
                 # elpd_loo_i + p_loo_i = lpd_i whatever the weights; elpd_loo_i is a weighted mean of
                 # the row's log likelihoods, within their range.
@@ -116,9 +109,9 @@ class CategoricalLoo(BinaryTestCase):
                 ref = r["m%d" % (k + 1)]
                 ours = [d[key] for key in ("elpd_loo", "p_loo", "looic", "se_elpd_loo", "se_p_loo", "se_looic")]
                 np.testing.assert_allclose(ours, ref["estimates"], rtol=1e-8)
-                np.testing.assert_allclose(column(rows, "pareto_k"), ref["k"], rtol=1e-8)
-                np.testing.assert_allclose(column(rows, "elpd_loo"), ref["elpd_i"], rtol=1e-8)
-                np.testing.assert_allclose(column(rows, "p_loo"), ref["p_i"], rtol=1e-6, atol=1e-10)
+                np.testing.assert_allclose(pointwise_column(rows, "pareto_k"), ref["k"], rtol=1e-8)
+                np.testing.assert_allclose(pointwise_column(rows, "elpd_loo"), ref["elpd_i"], rtol=1e-8)
+                np.testing.assert_allclose(pointwise_column(rows, "p_loo"), ref["p_i"], rtol=1e-6, atol=1e-10)
         cmp = json.loads(run(["compare"] + [out for _, _, out in got]).stdout)
         order = {"m%d" % (k + 1): got[k][2] for k in range(len(names))}
         self.assertEqual([m["model"] for m in cmp["models"]], [order[m] for m in r["compare"]["order"]])
@@ -136,7 +129,7 @@ class CategoricalLoo(BinaryTestCase):
                 models = json.loads(p.stdout)["models"]
                 self.assertIn("full", os.path.basename(models[0]["model"]))
                 self.assertIn("no_x1", os.path.basename(models[1]["model"]))
-                diff = column(rows_b, "elpd_loo") - column(rows_a, "elpd_loo")
+                diff = pointwise_column(rows_b, "elpd_loo") - pointwise_column(rows_a, "elpd_loo")
                 self.assertAlmostEqual(models[1]["elpd_diff"], diff.sum(), delta=1e-9)
                 self.assertAlmostEqual(models[1]["se_diff"], math.sqrt(400) * diff.std(ddof=1), delta=1e-9)
                 # x1 moves the categories' odds by e^1.2: dropping it costs many standard errors.
@@ -152,13 +145,13 @@ class CategoricalLoo(BinaryTestCase):
         draws = cm.read_draws(self.fits["full"][1])
         mean = {k: np.array([v.mean()]) for k, v in draws.items()}
         at_mean = cm.log_lik(self.fits["full"][1], self.data, ["x1", "x2"], draws=mean)[0]
-        np.testing.assert_allclose(column(rows, "elpd_loo_approx"), at_mean, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(pointwise_column(rows, "elpd_loo_approx"), at_mean, rtol=1e-10, atol=1e-12)
         # The sampled rows' PSIS-LOO is the full run's for those rows.
-        sampled = column(rows, "subsampled") == 1
+        sampled = pointwise_column(rows, "subsampled") == 1
         self.assertEqual(sampled.sum(), 100)
-        np.testing.assert_allclose(column(rows, "elpd_loo")[sampled], column(full_rows, "elpd_loo")[sampled],
+        np.testing.assert_allclose(pointwise_column(rows, "elpd_loo")[sampled], pointwise_column(full_rows, "elpd_loo")[sampled],
                                    rtol=1e-12)
-        np.testing.assert_allclose(column(rows, "pareto_k")[sampled], column(full_rows, "pareto_k")[sampled],
+        np.testing.assert_allclose(pointwise_column(rows, "pareto_k")[sampled], pointwise_column(full_rows, "pareto_k")[sampled],
                                    rtol=1e-9, atol=1e-12)
         self.assertLess(abs(d["elpd_loo"] - sum(float(r["elpd_loo"]) for r in full_rows)),
                         3 * d["subsampling_se_elpd_loo"] + 1e-9)

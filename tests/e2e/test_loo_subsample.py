@@ -17,13 +17,10 @@ import unittest
 import numpy as np
 
 from bvi_fit import load_json
+from loo_files import read_pointwise
 from bvi_test import BINARY, SOURCE_DIR, run
 from test_loo import HAVE_R_LOO, LooFits, seed_log_lik
 
-
-def read_pointwise(path):
-    with open(path) as f:
-        return list(csv.DictReader(f))
 
 
 def difference_estimator(approx, idx, y):

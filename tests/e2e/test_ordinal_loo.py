@@ -10,7 +10,6 @@ loo_compare on that same matrix with the draws' log_p__ and log_g__) for the tot
 elpd_loo and Pareto k to 1e-8; compare ranks the model with x1 first; the labels give the integer
 coding's bytes; a row far in a tail (eta about -26 in category 2) to 1e-9; subsampling LOO's approximation (the log likelihood at the mean draw); the same
 bytes on 1 and 2 threads and on 1 and 2 MPI ranks (5000 rows: two chunks)."""
-import csv
 import json
 import math
 import os
@@ -23,6 +22,7 @@ import numpy as np
 
 import ordinal_models as om
 from bvi_fit import load_json
+from loo_files import pointwise_column, read_pointwise
 from bvi_test import BINARY, BinaryTestCase, run
 from test_loo import HAVE_R_LOO, r_loo
 
@@ -38,13 +38,6 @@ MODELS = {"logit": ("ordinal_logit", "y ~ x1 + x2 + (1 | g)", ["x1", "x2"], Fals
           "probit_labels": ("ordinal_probit", "y ~ x1 + x2 + (1 | g)", ["x1", "x2"], True)}
 
 
-def read_pointwise(path):
-    with open(path) as f:
-        return list(csv.DictReader(f))
-
-
-def column(rows, name):
-    return np.array([float(r[name]) if r[name] != "NA" else np.nan for r in rows])
 
 
 class OrdinalLoo(BinaryTestCase):
@@ -91,7 +84,7 @@ class OrdinalLoo(BinaryTestCase):
                 d, rows, _, _ = self.loo_files(name)
                 self.assertEqual((d["rows"], d["draws"], d["likelihood"]), (ROWS, 400, MODELS[name][0]))
                 self.assertEqual([int(r["row"]) for r in rows], list(range(1, ROWS + 1)))
-                elpd, p_loo = column(rows, "elpd_loo"), column(rows, "p_loo")
+                elpd, p_loo = pointwise_column(rows, "elpd_loo"), pointwise_column(rows, "p_loo")
                 ll = self.log_lik(name)
                 # elpd_loo_i + p_loo_i = lpd_i whatever the weights; elpd_loo_i is a weighted mean of
                 # the row's log likelihoods, within their range.
@@ -130,9 +123,9 @@ class OrdinalLoo(BinaryTestCase):
                 ref = r["m%d" % (k + 1)]
                 ours = [d[key] for key in ("elpd_loo", "p_loo", "looic", "se_elpd_loo", "se_p_loo", "se_looic")]
                 np.testing.assert_allclose(ours, ref["estimates"], rtol=1e-8)
-                np.testing.assert_allclose(column(rows, "pareto_k"), ref["k"], rtol=1e-8)
-                np.testing.assert_allclose(column(rows, "elpd_loo"), ref["elpd_i"], rtol=1e-8)
-                np.testing.assert_allclose(column(rows, "p_loo"), ref["p_i"], rtol=1e-6, atol=1e-10)
+                np.testing.assert_allclose(pointwise_column(rows, "pareto_k"), ref["k"], rtol=1e-8)
+                np.testing.assert_allclose(pointwise_column(rows, "elpd_loo"), ref["elpd_i"], rtol=1e-8)
+                np.testing.assert_allclose(pointwise_column(rows, "p_loo"), ref["p_i"], rtol=1e-6, atol=1e-10)
         cmp = json.loads(run(["compare"] + [out for _, _, out, _ in got]).stdout)
         order = {"m%d" % (k + 1): got[k][2] for k in range(len(names))}
         self.assertEqual([m["model"] for m in cmp["models"]], [order[m] for m in r["compare"]["order"]])
@@ -147,7 +140,7 @@ class OrdinalLoo(BinaryTestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         models = json.loads(p.stdout)["models"]
         self.assertEqual([m["model"] for m in models], [doc_a, doc_b])
-        diff = column(rows_b, "elpd_loo") - column(rows_a, "elpd_loo")
+        diff = pointwise_column(rows_b, "elpd_loo") - pointwise_column(rows_a, "elpd_loo")
         self.assertAlmostEqual(models[1]["elpd_diff"], diff.sum(), delta=1e-9)
         self.assertAlmostEqual(models[1]["se_diff"], math.sqrt(ROWS) * diff.std(ddof=1), delta=1e-9)
         # x1 moves the latent variable by 1.3 per sd: dropping it costs many standard errors.
@@ -162,10 +155,10 @@ class OrdinalLoo(BinaryTestCase):
         # The approximation: every row's log likelihood at the draws' mean.
         mean = {k: np.array([v.mean()]) for k, v in om.read_draws(self.fits["logit"][1]).items()}
         at_mean = self.log_lik("logit", draws=mean)[0]
-        np.testing.assert_allclose(column(rows, "elpd_loo_approx"), at_mean, rtol=1e-10, atol=1e-12)
-        sampled = column(rows, "subsampled") == 1
+        np.testing.assert_allclose(pointwise_column(rows, "elpd_loo_approx"), at_mean, rtol=1e-10, atol=1e-12)
+        sampled = pointwise_column(rows, "subsampled") == 1
         self.assertEqual(sampled.sum(), 100)
-        np.testing.assert_allclose(column(rows, "elpd_loo")[sampled], column(full_rows, "elpd_loo")[sampled],
+        np.testing.assert_allclose(pointwise_column(rows, "elpd_loo")[sampled], pointwise_column(full_rows, "elpd_loo")[sampled],
                                    rtol=1e-12)
 
     def test_threads_give_the_same_bytes(self):
@@ -202,8 +195,8 @@ class OrdinalLooTails(BinaryTestCase):
                 rows = read_pointwise(pw)
                 lpd = om.lpd(om.log_lik(fit, data, ["x1", "x2"], link))
                 self.assertLess(lpd[0], -15)
-                self.assertTrue(np.all(np.isfinite(column(rows, "elpd_loo"))))
-                np.testing.assert_allclose(column(rows, "elpd_loo") + column(rows, "p_loo"), lpd, rtol=1e-9)
+                self.assertTrue(np.all(np.isfinite(pointwise_column(rows, "elpd_loo"))))
+                np.testing.assert_allclose(pointwise_column(rows, "elpd_loo") + pointwise_column(rows, "p_loo"), lpd, rtol=1e-9)
 
 
 class OrdinalLooRanks(BinaryTestCase):
@@ -233,7 +226,7 @@ class OrdinalLooRanks(BinaryTestCase):
         # And against scipy: the rows' lpd.
         rows = read_pointwise(pw)
         ll = om.log_lik(fit, data, ["x1", "x2"], "ordinal_logit")
-        np.testing.assert_allclose(column(rows, "elpd_loo") + column(rows, "p_loo"), om.lpd(ll), rtol=1e-9)
+        np.testing.assert_allclose(pointwise_column(rows, "elpd_loo") + pointwise_column(rows, "p_loo"), om.lpd(ll), rtol=1e-9)
 
 
 if __name__ == "__main__":
