@@ -110,7 +110,9 @@ TEST_CASE("packet log Gamma, psi and psi1 match lgamma_r, digamma and trigamma o
     const double err[3] = {std::abs(got.log_gamma[i] - lg) / std::max(1.0, std::abs(lg)),
                            std::abs(got.psi[i] - psi) / (1.0 + std::abs(psi)), std::abs(got.psi1[i] - psi1) / psi1};
     for (int k = 0; k < 3; ++k) worst[k] = std::max(worst[k], err[k]);
-    if (!(err[0] <= 1e-14 && err[1] <= 4e-15 && err[2] <= 8e-15))
+    // log Gamma: 2e-14, the shift's cancellation near x = 3 with a packet log of an ulp or two (see
+    // test_special_functions.cpp; 1.03e-14 at x = 3.016 without FMA, in the sanitizer tree).
+    if (!(err[0] <= 2e-14 && err[1] <= 4e-15 && err[2] <= 8e-15))
       FAIL_CHECK("x = " << x[i] << ": " << got.log_gamma[i] << ", " << got.psi[i] << ", " << got.psi1[i] << " against "
                         << lg << ", " << psi << ", " << psi1);
   }

@@ -106,8 +106,11 @@ TEST_CASE("log1p_sq_div: log(1 + z^2/nu) without overflow") {
 
 TEST_CASE("log_gamma_array: Stirling's series with a shift of 10, against lgamma_r from 1e-300 to 1e15") {
   // 20,003 points (not a multiple of any SIMD width), log-uniform over the range, with a dense grid
-  // around the zeros at 1 and 2 and the switch at 10; within 1e-14 of glibc's lgamma_r, relative
-  // above 1 in size, absolute below.
+  // around the zeros at 1 and 2 and the switch at 10; within 2e-14 of glibc's lgamma_r, relative
+  // above 1 in size, absolute below. Below 10, log Gamma(x) = log Gamma(x + 10) - log P with both
+  // terms near 18 for x near 3 (a result near 0.7): an ulp of each is 5e-15 of the result, and
+  // Eigen's packet log is within an ulp or two (7.7e-15 measured with AVX-512 and FMA, 1.03e-14 at
+  // x = 3.016 in the sanitizer tree's SSE2 build).
   const int n = 20003;
   Eigen::ArrayXd x(n), out(n), p(n), z(n);
   for (int i = 0; i < n; ++i) x[i] = std::pow(10.0, -300.0 + 315.0 * i / (n - 1));
@@ -122,7 +125,7 @@ TEST_CASE("log_gamma_array: Stirling's series with a shift of 10, against lgamma
     const double want = ::lgamma_r(x[i], &sign);
     const double err = std::abs(out[i] - want) / std::max(1.0, std::abs(want));
     worst = std::max(worst, err);
-    if (!(err <= 1e-14)) FAIL_CHECK("x = " << x[i] << ": " << out[i] << " vs lgamma_r " << want);
+    if (!(err <= 2e-14)) FAIL_CHECK("x = " << x[i] << ": " << out[i] << " vs lgamma_r " << want);
   }
   MESSAGE("log_gamma_array: largest error " << worst);
 }
