@@ -220,8 +220,7 @@ void BetaLogit::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows,
     r.mean = eta.mean[i];
     r.c = eta.cov_u && s > 0.0 ? eta.cov_u[i] : 0.0;
     r.s = s;
-    // With s = 0 (u's variance 0) c is 0 and eta's variance is all its own (c^2 / s^2 would be NaN).
-    r.cond_sd = std::sqrt(std::max(0.0, s > 0.0 ? eta.var[i] - r.c * (r.c / (s * s)) : eta.var[i]));
+    r.cond_sd = std::sqrt(eta.var_given_u(i, r.c, s));
     r.rule = &quadrature::gauss_hermite(beta_axis_points(r.cond_sd));
     Sums t;
     if (!packets.run(r, nodes, t)) t = scalar_row(r, nodes);

@@ -3,6 +3,7 @@
 // log likelihood of a block of rows on the AD tape. Adding a likelihood means adding one
 // implementation of this interface and one entry in make_likelihood.cpp (its name, its own
 // parameters, the data columns it reads, its constructor); the config schema lists the name.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -50,6 +51,13 @@ struct EtaMoments {
   // mean and variance under q and Cov(eta_i, u) per row (null: independent, as under meanfield).
   double u_mean = 0.0, u_var = 0.0;
   const double* cov_u = nullptr;
+
+  // Var(eta_i | u) for c = Cov(eta_i, u) and u's sd s: var_i - c^2 / s^2, or var_i itself when
+  // s = 0 (c is then 0, and c^2 / s^2 would be 0 / 0), for the likelihoods whose quadrature
+  // conditions eta on u.
+  double var_given_u(Index i, double c, double s) const {
+    return std::max(0.0, s > 0.0 ? var[i] - c * (c / (s * s)) : var[i]);
+  }
 };
 
 // E_q log p(y_i | eta_i) per row (every constant included) and its partial derivatives in the

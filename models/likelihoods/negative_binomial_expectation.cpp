@@ -60,9 +60,8 @@ void NegativeBinomialLog::expected_log_lik(const EtaMoments& eta, const ad::GlmR
   const quadrature::GaussHermiteRule& rule = quadrature::gauss_hermite(u_points(s));
   std::array<double, kRows> cond_var;
   for (Index i = 0; i < n; ++i) {
-    // Without u's variance (s = 0) eta keeps its own: c^2 / s^2 would be 0 / 0, and max(0, NaN) 0.
     const double c = eta.cov_u && s > 0.0 ? eta.cov_u[i] : 0.0;
-    cond_var[static_cast<std::size_t>(i)] = std::max(0.0, s > 0.0 ? eta.var[i] - c * (c / (s * s)) : eta.var[i]);
+    cond_var[static_cast<std::size_t>(i)] = eta.var_given_u(i, c, s);
   }
   for (Index i = 0; i < n; ++i) {
     out.value[i] = 0.0;
