@@ -79,7 +79,10 @@ class Tape {
   }
   // Seeds d(loss)/d(out) = seed (out-shaped, column-major) instead.
   void backward(const Var& out, const double* seed) {
-    if (out.has_adj()) out.adj() = Eigen::Map<const Eigen::ArrayXXd>(seed, out.rows(), out.cols());
+    // memcpy rather than an Eigen assignment: GCC 12 with AVX-512 warns (-Warray-bounds, a false
+    // positive) wherever a caller's seed is a small array, since it cannot see that the 8-wide
+    // packet loop is skipped at run time.
+    if (out.has_adj()) std::memcpy(out.adj_data(), seed, sizeof(double) * static_cast<std::size_t>(out.size()));
     run_callbacks();
   }
 
