@@ -225,7 +225,7 @@ GeneralizedPareto fit_generalized_pareto_workspace(Eigen::VectorXd& x, bool weak
   for (Index j = 0; j < m; ++j) theta[j] = 1.0 / x_max + (1.0 - root[j]) / (kGridPriorScale * x_star);
   // Profile log likelihood l(theta) = n (log(-theta / k(theta)) - k(theta) - 1); at theta = 0
   // its limit, the exponential distribution's n (-log mean(x) - 1). The grid is padded to whole
-  // packets with theta = 0 and l = -inf (no weight), so that no Eigen loop leaves a remainder to
+  // packets with theta = 0 (l = -inf, not read), so that the grid's loops leave no remainder to
   // libm; x is padded with zeros for the every-log path.
   theta.tail(padded_m - m).setZero();
   const Index padded = (n + 15) / 16 * 16;
@@ -248,8 +248,9 @@ GeneralizedPareto fit_generalized_pareto_workspace(Eigen::VectorXd& x, bool weak
     if (std::isnan(log_lik[j])) log_lik[j] = -kInf;  // a point with no likelihood gets no weight
   }
   // Posterior mean of theta under the grid prior: weights exp(l_j) / sum_i exp(l_i).
-  const double lse = log_sum_exp(log_lik);
-  const double theta_hat = (theta.array() * (log_lik.array() - lse).exp()).sum();
+  // (Over the m points alone: Eigen's packet exp of -inf is not 0 but ~2e-308, by a slow path.)
+  const double lse = log_sum_exp(log_lik.head(m));
+  const double theta_hat = (theta.head(m).array() * (log_lik.head(m).array() - lse).exp()).sum();
 
   GeneralizedPareto fit;
   if (theta_hat == 0.0) {
@@ -707,18 +708,12 @@ bool psis_loo_sums(const Eigen::Ref<const Eigen::VectorXd>& log_lik,
   // The normalization L = log sum_s exp(lw_s), shifted by the largest lw (the tail's largest or
   // the threshold's), as psis_log_weights' log_sum_exp.
   const double shift = std::max(smoothed.maxCoeff(), t.log_threshold);
-  // (Masked by setting the tail's log ratios, read no more, to -inf, whose exp is 0: one pass of
-  // exp and sum, no array stored. Eigen's select would take exp one value at a time.)
-  for (Index z = 0; z < n; ++z) lr[tail[z]] = -kInf;
-  const double body = (lr.array() - (max_lr + shift)).exp().sum();
-  // The tail's arrays padded to whole packets with -inf (exp 0), so that Eigen leaves no remainder
-  // to libm (7 scalar exps of 95 per array).
-  const Index padded = (n + 15) / 16 * 16;
-  Eigen::ArrayXd& tail_lw = ws.x_full;
-  tail_lw.resize(padded);
-  tail_lw.head(n) = smoothed;
-  tail_lw.tail(padded - n).setConstant(-kInf);
-  const double L = shift + std::log(body + (tail_lw - shift).exp().sum());
+  // (Masked by zeroing the tail's entries: Eigen's select would take exp one value at a time.)
+  Eigen::ArrayXd& e = ws.row_exp;
+  e = (lr.array() - (max_lr + shift)).exp();
+  for (Index z = 0; z < n; ++z) e[tail[z]] = 0.0;
+  const double body = e.sum();
+  const double L = shift + std::log(body + (smoothed - shift).exp().sum());
   // elpd_loo = log sum_s exp(lw_s - L + log p(y_i | theta_s)). Outside the tail lw_s + log p =
   // c_s - max - L: the sum there is exp(max c - max - L) sum_s W_s, with no exp per draw.
   // (W_s underflows only for draws whose correction is 745 below the largest, which weigh
@@ -729,16 +724,14 @@ bool psis_loo_sums(const Eigen::Ref<const Eigen::VectorXd>& log_lik,
   for (Index z = 0; z < n; ++z) w_tail += ws.correction_weight[tail[z]];
   double w_body = ws.correction_weight_sum - w_tail;
   if (!(w_body >= 0.5 * ws.correction_weight_sum)) {
-    Eigen::ArrayXd& e = ws.row_exp;
     e = ws.correction_weight;
     for (Index z = 0; z < n; ++z) e[tail[z]] = 0.0;
     w_body = e.sum();
   }
   const double a_body = std::log(w_body) + (ws.correction_max - max_lr - L);
   Eigen::ArrayXd& tail_terms = ws.qa;
-  tail_terms.resize(padded);
+  tail_terms.resize(n);
   for (Index z = 0; z < n; ++z) tail_terms[z] = smoothed[z] - L + log_lik[tail[z]];
-  tail_terms.tail(padded - n).setConstant(-kInf);
   const double m = std::max(a_body, tail_terms.maxCoeff());
   out->elpd_loo = m + std::log(std::exp(a_body - m) + (tail_terms - m).exp().sum());
   // lpd = log mean_s p(y_i | theta_s), loo_point's own arithmetic.
