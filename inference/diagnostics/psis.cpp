@@ -54,17 +54,6 @@ double log_sum_exp(const Eigen::Ref<const Eigen::VectorXd>& v) {
   return m + std::log((v.array() - m).exp().sum());
 }
 
-// k(theta) = mean_i log1p(-theta x_i), the maximum likelihood k given theta = -k / sigma
-// (Zhang & Stephens 2009, Sec. 2, whose k is the negative of loo's and ours).
-double profile_k(double theta, const Eigen::VectorXd& x) {
-  // log1p(z) = log(u) - ((u - 1) - z) / u with u = 1 + z (Goldberg 1991): the correction restores
-  // what rounding 1 + z lost, to about an ulp, and Eigen's log of an array is vectorized where its
-  // log1p is a scalar libm call per element. loo runs this 39 times per data row on 95 exceedances.
-  const Eigen::ArrayXd z = -theta * x.array();
-  const Eigen::ArrayXd u = 1.0 + z;
-  return (u.log() - ((u - 1.0) - z) / u).mean();
-}
-
 // Per-thread scratch, reused from row to row (loo calls the PSIS of one data row per row: an
 // allocation per row cost more than some of the arithmetic).
 struct PsisWorkspace {
@@ -79,12 +68,14 @@ struct PsisWorkspace {
   Eigen::ArrayXd grid_z, grid_u;                // the profile's -theta x and 1 - theta x
   Eigen::VectorXd grid_theta, grid_log_lik, grid_root;
   Eigen::ArrayXd grid_x;                        // x padded to whole packets
+  Eigen::ArrayXd grid_k;                        // the profile's k(theta) on the grid
   Eigen::ArrayXd log_1mp;                       // log1p(-(z - 1/2) / n), z = 1..n, for the last n
   Index log_1mp_n = 0;
   Eigen::ArrayXd smoothed, smoothed_full, q, qa, qe;
   // psis_loo_sums': the correction it last saw, W = exp(c - max c), and the log ratios.
   Eigen::VectorXd correction;
   Eigen::ArrayXd correction_weight;
+  double correction_weight_sum = 0;              // its sum
   double correction_max = 0;
   bool correction_zero = false;                 // correction was set to 0 (an empty one)
   Eigen::VectorXd lr;
@@ -109,27 +100,98 @@ struct TailAnalysis {
   double log_threshold = kNaN;  // log u - max_log_ratio
 };
 
-// sum_i log u_i for u of a length that is a multiple of 8, by 8 lanes of products of up to 12
-// factors each and one log per lane and block: 12 times fewer logs, which were nearly all of the
-// GPD grid's time. The product's rounding (12 eps relative at most) is an absolute error of
-// ~1e-15 in the sum, as the logs' own; a block whose products leave [1e-280, 1e280] (or are
-// NaN: u <= 0) takes every log, so what the grid sees at the edges is unchanged.
+// The profile's k(theta_j) = mean_i log1p(-theta_j x_i) for a grid of theta, by packets of grid
+// points: lane l of packet g is theta[g W + l], and each x_i is one broadcast. Per lane,
+// log1p(z) = log(u) - ((u - 1) - z) / u with u = 1 + z, z = -theta x (profile_k's arithmetic),
+// and the logs of u are taken of products of up to 12 consecutive factors, one log per lane and
+// block: 12 times fewer logs. (The grid was a loop over theta of vectors over x: its horizontal
+// sums and the 12-factor product chain of every grid point ran one after another, latency-bound;
+// across grid points the W lanes are independent.) The product's rounding (12 eps relative at
+// most) is an absolute error of ~1e-15 in the sum, as the logs' own. A lane whose product of a
+// block leaves [1e-280, 1e280] (or is NaN: u <= 0) takes that block's every log, and a lane whose
+// k comes out below kProductMinK in magnitude (theta x small: its relative accuracy is what l
+// feels) is redone with every log, profile_k's arithmetic on x padded with zeros.
+//
+// The correction's 1 / u is Eigen's division or, with AVX-512, rcp14 (relative error < 2^-14):
+// u >= x_max / (12 m x*) >= 1 / (12 m) on the grid (theta < 1/x_max - 1 / (12 m x*)), so
+// |(u - 1) - z| / u, the rounding of 1 + z over u, is below 2^-54 * 12 m (3e-14 at m = 39) and
+// rcp14 moves it by < 2e-18: far under the products' own rounding. A packet division per lane
+// and x was a third of the grid's time.
 constexpr double kProductMinK = 1e-2;
+constexpr Index kProductBlock = 12;
 
-double log_sum_by_products(const Eigen::ArrayXd& u) {
-  const Index cols = u.size() / 8;
-  const Eigen::Map<const Eigen::Array<double, 8, Eigen::Dynamic>> a(u.data(), 8, cols);
-  double sum = 0;
-  for (Index c0 = 0; c0 < cols; c0 += 12) {
-    const Index c1 = std::min(cols, c0 + 12);
-    Eigen::Array<double, 8, 1> p = a.col(c0);
-    for (Index c = c0 + 1; c < c1; ++c) p *= a.col(c);
-    if ((p >= 1e-280).all() && (p <= 1e280).all())
-      sum += p.log().sum();
-    else
-      sum += a.middleCols(c0, c1 - c0).log().sum();
+namespace ei = Eigen::internal;
+using GridPacket = ei::packet_traits<double>::type;
+constexpr Index kGridLanes = ei::packet_traits<double>::size;
+
+inline GridPacket grid_reciprocal(const GridPacket& u) {
+#if defined(__AVX512F__) && defined(EIGEN_VECTORIZE_AVX512)
+  return _mm512_rcp14_pd(u);
+#else
+  return ei::pdiv(ei::pset1<GridPacket>(1.0), u);
+#endif
+}
+
+// k(theta) with every log, on xp (x padded with zeros: a zero adds log 1 - 0 = 0).
+double profile_k_every_log(double theta, const Eigen::ArrayXd& xp, Index n, PsisWorkspace& ws) {
+  Eigen::ArrayXd& z = ws.grid_z;
+  Eigen::ArrayXd& u = ws.grid_u;
+  z = -theta * xp;
+  u = 1.0 + z;
+  return (u.log() - ((u - 1.0) - z) / u).sum() / static_cast<double>(n);
+}
+
+// k for theta[0 .. padded_m), padded_m a multiple of kGridLanes, into k (the same length).
+void grid_profile_k(const double* theta, Index padded_m, const double* x, Index n, double* k) {
+  const GridPacket one = ei::pset1<GridPacket>(1.0);
+  const GridPacket zero = ei::pset1<GridPacket>(0.0);
+  const GridPacket inv_n = ei::pset1<GridPacket>(1.0 / static_cast<double>(n));
+  alignas(64) double prod[kGridLanes];
+  alignas(64) double sums[kGridLanes];
+  for (Index g = 0; g < padded_m; g += kGridLanes) {
+    const GridPacket neg_theta = ei::pnegate(ei::ploadu<GridPacket>(theta + g));
+    GridPacket log_sum = zero, corr0 = zero, corr1 = zero;
+    for (Index i0 = 0; i0 < n; i0 += kProductBlock) {
+      const Index i1 = std::min(n, i0 + kProductBlock);
+      GridPacket p0 = one, p1 = one;  // two chains: even and odd factors
+      Index i = i0;
+      for (; i + 2 <= i1; i += 2) {
+        const GridPacket z0 = ei::pmul(neg_theta, ei::pset1<GridPacket>(x[i]));
+        const GridPacket z1 = ei::pmul(neg_theta, ei::pset1<GridPacket>(x[i + 1]));
+        const GridPacket u0 = ei::padd(one, z0);
+        const GridPacket u1 = ei::padd(one, z1);
+        corr0 = ei::padd(corr0, ei::pmul(ei::psub(ei::psub(u0, one), z0), grid_reciprocal(u0)));
+        corr1 = ei::padd(corr1, ei::pmul(ei::psub(ei::psub(u1, one), z1), grid_reciprocal(u1)));
+        p0 = ei::pmul(p0, u0);
+        p1 = ei::pmul(p1, u1);
+      }
+      if (i < i1) {
+        const GridPacket z0 = ei::pmul(neg_theta, ei::pset1<GridPacket>(x[i]));
+        const GridPacket u0 = ei::padd(one, z0);
+        corr0 = ei::padd(corr0, ei::pmul(ei::psub(ei::psub(u0, one), z0), grid_reciprocal(u0)));
+        p0 = ei::pmul(p0, u0);
+      }
+      const GridPacket p = ei::pmul(p0, p1);
+      ei::pstore(prod, p);
+      bool in_range = true;
+      for (Index l = 0; l < kGridLanes; ++l) in_range = in_range && prod[l] >= 1e-280 && prod[l] <= 1e280;
+      if (in_range) {
+        log_sum = ei::padd(log_sum, ei::plog(p));
+        continue;
+      }
+      ei::pstore(sums, log_sum);
+      for (Index l = 0; l < kGridLanes; ++l) {
+        if (prod[l] >= 1e-280 && prod[l] <= 1e280) {
+          sums[l] += std::log(prod[l]);
+        } else {
+          const double t = -theta[g + l];
+          for (Index j = i0; j < i1; ++j) sums[l] += std::log(1.0 + t * x[j]);
+        }
+      }
+      log_sum = ei::pload<GridPacket>(sums);
+    }
+    ei::pstoreu(k + g, ei::pmul(ei::psub(log_sum, ei::padd(corr0, corr1)), inv_n));
   }
-  return sum;
 }
 
 // fit_generalized_pareto on valid exceedances (n >= 2, finite, >= 0, one > 0), sorting x in place.
@@ -151,8 +213,9 @@ GeneralizedPareto fit_generalized_pareto_workspace(Eigen::VectorXd& x, bool weak
   const Index m = kMinGridPoints + static_cast<Index>(std::floor(std::sqrt(static_cast<double>(n))));
   Eigen::VectorXd& theta = ws.grid_theta;
   Eigen::VectorXd& log_lik = ws.grid_log_lik;
-  theta.resize(m);
-  log_lik.resize(m);
+  const Index padded_m = (m + kGridLanes - 1) / kGridLanes * kGridLanes;
+  theta.resize(padded_m);
+  log_lik.resize(padded_m);
   const double mean_x = x.mean();
   Eigen::VectorXd& root = ws.grid_root;  // sqrt(m / (j - 1/2)): depends on m alone, kept
   if (root.size() != m) {
@@ -161,41 +224,39 @@ GeneralizedPareto fit_generalized_pareto_workspace(Eigen::VectorXd& x, bool weak
   }
   for (Index j = 0; j < m; ++j) theta[j] = 1.0 / x_max + (1.0 - root[j]) / (kGridPriorScale * x_star);
   // Profile log likelihood l(theta) = n (log(-theta / k(theta)) - k(theta) - 1); at theta = 0
-  // its limit, the exponential distribution's n (-log mean(x) - 1). k(theta) by profile_k's
-  // operations on the workspace's arrays, with x padded by zeros to whole SIMD packets (a zero
-  // adds log(1) - 0 = 0 to the sum): Eigen does a remainder of n mod 8 with a libm call per value,
-  // which was most of this grid's time (39 x 7 scalar logs per loo row at n = 95).
+  // its limit, the exponential distribution's n (-log mean(x) - 1). The grid is padded to whole
+  // packets with theta = 0 (l = -inf, not read), so that the grid's loops leave no remainder to
+  // libm; x is padded with zeros for the every-log path.
+  theta.tail(padded_m - m).setZero();
   const Index padded = (n + 15) / 16 * 16;
   Eigen::ArrayXd& xp = ws.grid_x;
   xp.setZero(padded);
   xp.head(n) = x.array();
-  Eigen::ArrayXd& z = ws.grid_z;
-  Eigen::ArrayXd& uu = ws.grid_u;
+  Eigen::ArrayXd& k = ws.grid_k;
+  k.resize(padded_m);
+  grid_profile_k(theta.data(), padded_m, x.data(), n, k.data());
+  for (Index j = 0; j < m; ++j)
+    if (theta[j] != 0.0 && !(std::abs(k[j]) >= kProductMinK)) k[j] = profile_k_every_log(theta[j], xp, n, ws);
   const double nd = static_cast<double>(n);
-  for (Index j = 0; j < m; ++j) {
-    double l;
-    if (theta[j] == 0.0) {
-      l = nd * (-std::log(mean_x) - 1.0);
-    } else {
-      z = -theta[j] * xp;
-      uu = 1.0 + z;
-      const double correction = (((uu - 1.0) - z) / uu).sum();
-      double k = (log_sum_by_products(uu) - correction) / nd;
-      // Where k is small (theta x small) its relative accuracy is what l feels: every log.
-      if (!(std::abs(k) >= kProductMinK)) k = (uu.log() - ((uu - 1.0) - z) / uu).sum() / nd;
-      l = nd * (std::log(-theta[j] / k) - k - 1.0);
+  log_lik.array() = nd * ((-theta.array() / k).log() - k - 1.0);
+  for (Index j = 0; j < padded_m; ++j) {
+    if (j >= m) {
+      log_lik[j] = -kInf;
+      continue;
     }
-    log_lik[j] = std::isnan(l) ? -kInf : l;  // a point with no likelihood gets no weight
+    if (theta[j] == 0.0) log_lik[j] = nd * (-std::log(mean_x) - 1.0);
+    if (std::isnan(log_lik[j])) log_lik[j] = -kInf;  // a point with no likelihood gets no weight
   }
   // Posterior mean of theta under the grid prior: weights exp(l_j) / sum_i exp(l_i).
-  const double lse = log_sum_exp(log_lik);
-  const double theta_hat = (theta.array() * (log_lik.array() - lse).exp()).sum();
+  // (Over the m points alone: Eigen's packet exp of -inf is not 0 but ~2e-308, by a slow path.)
+  const double lse = log_sum_exp(log_lik.head(m));
+  const double theta_hat = (theta.head(m).array() * (log_lik.head(m).array() - lse).exp()).sum();
 
   GeneralizedPareto fit;
   if (theta_hat == 0.0) {
     fit = {0.0, mean_x};  // the exponential limit of k = mean log1p(-theta x), sigma = -k / theta
   } else {
-    fit.k = profile_k(theta_hat, x);
+    fit.k = profile_k_every_log(theta_hat, xp, n, ws);
     fit.sigma = -fit.k / theta_hat;
   }
   if (weakly_informative_prior) {
@@ -231,10 +292,10 @@ constexpr std::size_t kMaxRankCandidates = 320;
 constexpr int kLadderRungs = 8;
 constexpr double kLadderStep = 0.25;
 
-bool ladder_cut(const Eigen::Ref<const Eigen::VectorXd>& lr, std::size_t keep, double* cut) {
+bool ladder_cut(const Eigen::Ref<const Eigen::VectorXd>& lr, double lr_sum, std::size_t keep, double* cut) {
   const Index S = lr.size();
   if (S == 0) return false;
-  const double mean = lr.mean();
+  const double mean = lr_sum / static_cast<double>(S);
   const double sd = std::sqrt((lr.array() - mean).square().mean());
   if (!std::isfinite(mean) || !(sd > 0.0) || !std::isfinite(sd)) return false;
   alignas(64) double rung[kLadderRungs];
@@ -255,7 +316,7 @@ bool ladder_cut(const Eigen::Ref<const Eigen::VectorXd>& lr, std::size_t keep, d
   return false;
 }
 
-void select_top(const Eigen::Ref<const Eigen::VectorXd>& lr, std::size_t keep, PsisWorkspace& ws) {
+void select_top(const Eigen::Ref<const Eigen::VectorXd>& lr, double lr_sum, std::size_t keep, PsisWorkspace& ws) {
   const auto S = static_cast<std::size_t>(lr.size());
   ws.top.resize(keep);
   ws.top_v.resize(keep);
@@ -299,7 +360,7 @@ void select_top(const Eigen::Ref<const Eigen::VectorXd>& lr, std::size_t keep, P
   std::size_t n = 0;
   bool cut = false;
   double c = 0;
-  if (ladder_cut(lr, keep, &c)) {
+  if (ladder_cut(lr, lr_sum, keep, &c)) {
     n = gather(c);
     cut = n >= keep;  // always: the same comparisons counted it
   } else if (sample > 2 * above) {
@@ -371,12 +432,13 @@ void select_top(const Eigen::Ref<const Eigen::VectorXd>& lr, std::size_t keep, P
   }
 }
 
-TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr, PsisWorkspace& ws) {
+// lr_sum: the sum of lr, in any order (the caller's pass may have made it).
+TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr, double lr_sum, PsisWorkspace& ws) {
   TailAnalysis t;
   const Index S = lr.size();
   // NaN or +inf anywhere. The sum is NaN or +inf if one is (-inf alone gives -inf), and a
   // vectorized sum costs less than the element-by-element test, made only when the sum is not finite.
-  const double sum = lr.sum();
+  const double sum = lr_sum;
   if (!std::isfinite(sum) && sum != -kInf)
     for (Index s = 0; s < S; ++s)
       if (std::isnan(lr[s]) || lr[s] == kInf) return t;  // non_finite_ratio
@@ -389,7 +451,7 @@ TailAnalysis analyse_tail(const Eigen::Ref<const Eigen::VectorXd>& lr, PsisWorks
     if (S > 0) t.max_log_ratio = lr.maxCoeff();
     return t;
   }
-  select_top(lr, static_cast<std::size_t>(M + 1), ws);
+  select_top(lr, sum, static_cast<std::size_t>(M + 1), ws);
   const std::vector<Index>& top = ws.top;
   t.top = &top;
   t.max_log_ratio = lr[top.back()];
@@ -504,6 +566,33 @@ const Eigen::ArrayXd& smoothed_tail(const TailAnalysis& t, PsisWorkspace& ws) {
   return smoothed;
 }
 
+// lr = c - ll, *ll_max = max ll (NaN may be skipped), *lr_sum = sum lr (NaN if one is NaN), by
+// packets with two accumulators each.
+void ratios_max_sum(const double* c, const double* ll, Index S, double* lr, double* ll_max, double* lr_sum) {
+  GridPacket mx0 = ei::pset1<GridPacket>(-kInf), mx1 = mx0;
+  GridPacket sm0 = ei::pset1<GridPacket>(0.0), sm1 = sm0;
+  Index s = 0;
+  for (; s + 2 * kGridLanes <= S; s += 2 * kGridLanes) {
+    const GridPacket l0 = ei::ploadu<GridPacket>(ll + s), l1 = ei::ploadu<GridPacket>(ll + s + kGridLanes);
+    const GridPacket r0 = ei::psub(ei::ploadu<GridPacket>(c + s), l0);
+    const GridPacket r1 = ei::psub(ei::ploadu<GridPacket>(c + s + kGridLanes), l1);
+    ei::pstoreu(lr + s, r0);
+    ei::pstoreu(lr + s + kGridLanes, r1);
+    mx0 = ei::pmax(mx0, l0);
+    mx1 = ei::pmax(mx1, l1);
+    sm0 = ei::padd(sm0, r0);
+    sm1 = ei::padd(sm1, r1);
+  }
+  double mx = ei::predux_max(ei::pmax(mx0, mx1)), sm = ei::predux(ei::padd(sm0, sm1));
+  for (; s < S; ++s) {
+    lr[s] = c[s] - ll[s];
+    mx = std::max(mx, ll[s]);
+    sm += lr[s];
+  }
+  *ll_max = mx;
+  *lr_sum = sm;
+}
+
 }  // namespace
 
 const char* to_string(ParetoStatus status) {
@@ -553,12 +642,12 @@ double generalized_pareto_quantile(double p, double k, double sigma) {
 }
 
 ParetoFit pareto_k_hat(const Eigen::Ref<const Eigen::VectorXd>& log_ratios) {
-  return analyse_tail(log_ratios, workspace()).fit;
+  return analyse_tail(log_ratios, log_ratios.sum(), workspace()).fit;
 }
 
 Eigen::VectorXd psis_log_weights(const Eigen::Ref<const Eigen::VectorXd>& log_ratios, ParetoFit* fit) {
   PsisWorkspace& ws = workspace();
-  const TailAnalysis t = analyse_tail(log_ratios, ws);
+  const TailAnalysis t = analyse_tail(log_ratios, log_ratios.sum(), ws);
   if (fit) *fit = t.fit;
   const Index S = log_ratios.size();
   if (t.fit.status == ParetoStatus::non_finite_ratio || (S > 0 && t.max_log_ratio == -kInf))
@@ -600,13 +689,16 @@ bool psis_loo_sums(const Eigen::Ref<const Eigen::VectorXd>& log_lik,
     ws.correction_zero = no_correction;
     ws.correction_max = ws.correction.maxCoeff();
     ws.correction_weight = (ws.correction.array() - ws.correction_max).exp();
+    ws.correction_weight_sum = ws.correction_weight.sum();
   }
-  const double log_lik_max = log_lik.maxCoeff();
-  if (!std::isfinite(log_lik_max)) return false;  // +inf, or NaN (maxCoeff may skip it: lr sees it)
-  // log r_s = c_s - log p(y_i | theta_s): the bits of loo_point's -log_lik + c.
+  // log r_s = c_s - log p(y_i | theta_s) (the bits of loo_point's -log_lik + c), the largest
+  // log p and the sum of the log r in one pass (they were three).
   Eigen::VectorXd& lr = ws.lr;
-  lr = ws.correction - log_lik;
-  const TailAnalysis t = analyse_tail(lr, ws);
+  lr.resize(S);
+  double log_lik_max = 0, lr_sum = 0;
+  ratios_max_sum(ws.correction.data(), log_lik.data(), S, lr.data(), &log_lik_max, &lr_sum);
+  if (!std::isfinite(log_lik_max)) return false;  // +inf, or NaN (max may skip it: lr_sum sees it)
+  const TailAnalysis t = analyse_tail(lr, lr_sum, ws);
   if (t.fit.status != ParetoStatus::fitted || !std::isfinite(t.fit.k)) return false;
   const Index n = t.fit.tail_length;
   const Index* tail = t.top->data() + t.first_tail;
@@ -626,9 +718,16 @@ bool psis_loo_sums(const Eigen::Ref<const Eigen::VectorXd>& log_lik,
   // c_s - max - L: the sum there is exp(max c - max - L) sum_s W_s, with no exp per draw.
   // (W_s underflows only for draws whose correction is 745 below the largest, which weigh
   // nothing unless this row's likelihood makes up as much.)
-  e = ws.correction_weight;
-  for (Index z = 0; z < n; ++z) e[tail[z]] = 0.0;
-  const double w_body = e.sum();
+  // sum_{s outside the tail} W_s is the row-independent sum of W less the tail's, where that
+  // loses no more than a bit (the tail holds at most half of the W's sum); otherwise summed.
+  double w_tail = 0;
+  for (Index z = 0; z < n; ++z) w_tail += ws.correction_weight[tail[z]];
+  double w_body = ws.correction_weight_sum - w_tail;
+  if (!(w_body >= 0.5 * ws.correction_weight_sum)) {
+    e = ws.correction_weight;
+    for (Index z = 0; z < n; ++z) e[tail[z]] = 0.0;
+    w_body = e.sum();
+  }
   const double a_body = std::log(w_body) + (ws.correction_max - max_lr - L);
   Eigen::ArrayXd& tail_terms = ws.qa;
   tail_terms.resize(n);
