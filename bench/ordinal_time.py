@@ -14,12 +14,14 @@ with cutpoints F^-1(k/K)), then times in alternating order, --repeats times each
 * bayes-vi: `bayes-vi fit CONFIG --threads T --quiet` with the default settings (summary to a pipe),
   vague priors normal(0, 10) on beta (and the cutpoints).
 
-Prints the median wall time of each, their ratio, bayes-vi's iterations and the largest
+Prints the median wall time of each, their ratio (with several binaries, the largest difference of
+posterior means from the last one, in its sds), bayes-vi's iterations and the largest
 |posterior mean - statsmodels' estimate| / posterior sd.
 """
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -48,6 +50,12 @@ else:
 se = res.bse.tolist()
 print(json.dumps({"est": [float(v) for v in est]}))
 """
+
+
+def cpu_children():
+    """User + system CPU seconds of the finished children so far (wall times on a loaded machine vary)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def main():
@@ -83,35 +91,44 @@ def main():
         path = os.path.join(tmp, "c.json")
         with open(path, "w") as f:
             json.dump(cfg, f)
-        t_sm, t_all = [], {b: [] for b in binaries}
+        t_sm, t_all, outs = [], {b: [] for b in binaries}, {}
+        cpu_all, cpu_sm = {b: [] for b in binaries}, []
         sm_out = bvi_out = None
         for _ in range(args.repeats):
             if not args.skip_statsmodels:
-                t0 = time.time()
+                t0, c0 = time.time(), cpu_children()
                 p = subprocess.run(["/usr/bin/python3", "-c", STATSMODELS, csv, args.likelihood],
                                    capture_output=True, text=True, check=True)
                 t_sm.append(time.time() - t0)
+                cpu_sm.append(cpu_children() - c0)
                 sm_out = json.loads(p.stdout)
             for exe in binaries:
-                t0 = time.time()
+                t0, c0 = time.time(), cpu_children()
                 p = subprocess.run([exe, "fit", path, "--quiet", "--threads", str(args.threads)],
                                    capture_output=True, text=True, check=True)
                 t_all[exe].append(time.time() - t0)
-                bvi_out = json.loads(p.stdout)
+                cpu_all[exe].append(cpu_children() - c0)
+                bvi_out = outs[exe] = json.loads(p.stdout)
     for exe in binaries[:-1]:
         t = t_all[exe]
-        line = "  %s: %.2f s (runs %s)" % (exe, statistics.median(t), ", ".join("%.2f" % v for v in t))
+        line = "  %s: %.2f s (runs %s; CPU %.2f s)" % (exe, statistics.median(t), ", ".join("%.2f" % v for v in t),
+                                                  statistics.median(cpu_all[exe]))
         if t_sm:
             line += ", ratio %.2f" % (statistics.median(t) / statistics.median(t_sm))
+        # The same posterior? The largest difference of means from the last binary's, in its sds.
+        mine = {q["name"]: q for q in outs[exe]["parameters"]}
+        diff = max(abs(q["mean"] - mine[q["name"]]["mean"]) / q["sd"] for q in outs[bvi]["parameters"])
+        line += "; means within %.2g sd of the last binary's" % diff
         print(line)
     t_bvi = t_all[bvi]
     b = statistics.median(t_bvi)
-    line = "%s %d x %d: bayes-vi %.2f s (runs %s; %s, %d iterations)" % (
-        args.likelihood, args.rows, args.features, b, ", ".join("%.2f" % t for t in t_bvi),
+    line = "%s %d x %d: bayes-vi %.2f s (runs %s; CPU %.2f s; %s, %d iterations)" % (
+        args.likelihood, args.rows, args.features, b, ", ".join("%.2f" % t for t in t_bvi), statistics.median(cpu_all[bvi]),
         bvi_out.get("algorithm", "?"), bvi_out.get("iterations", -1))
     if t_sm:
         s = statistics.median(t_sm)
-        line += ", statsmodels %.2f s (runs %s), ratio %.2f" % (s, ", ".join("%.2f" % t for t in t_sm), b / s)
+        line += ", statsmodels %.2f s (runs %s; CPU %.2f s), ratio %.2f" % (
+            s, ", ".join("%.2f" % t for t in t_sm), statistics.median(cpu_sm), b / s)
     print(line)
     if sm_out:
         params = [q for q in bvi_out["parameters"] if q["name"].startswith(("beta.", "cutpoints."))]

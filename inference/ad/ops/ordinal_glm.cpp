@@ -155,8 +155,8 @@ struct OrdinalFamily {
   }
 
   // The probit for the S draws of one row at a time, on SIMD packets (ordinal_probit_packet.hpp:
-  // the scalar kernel's branches as selects, erfc through a vectorized erfcx), the draws padded to
-  // whole packets. A draw the packet flags (a NaN bound, cutpoints out of order or equal, a bound
+  // the scalar kernel's branches as selects, erfc through a vectorized erfcx; the first and last
+  // categories through log Phi, one erfcx instead of two), the draws padded to whole packets. A draw the packet flags (a NaN bound, cutpoints out of order or equal, a bound
   // beyond 1e100) is redone by the scalar kernel (ordinal_kernel.hpp).
   template <class C>
   void forward_probit(Tape& tape, ArrayMap<C> eta, const GlmRows& rows, Eigen::Map<Eigen::ArrayXd> ll, bool grad,
@@ -185,14 +185,34 @@ struct OrdinalFamily {
         A[s] = lo ? clo[s] - static_cast<double>(e[s]) : -inf;
         B[s] = hi ? chi[s] - static_cast<double>(e[s]) : inf;
       }
-      for (Index s = 0; s < P; s += W) {
-        const auto t = detail::packet_ordinal_probit(ei::ploadu<Packet>(A + s), ei::ploadu<Packet>(B + s));
-        ei::pstoreu(l + s, t.l);
-        ei::pstoreu(da + s, t.da);
-        ei::pstoreu(db + s, t.db);
-        ei::pstoreu(bad + s, t.bad);
+      Packet any_bad = ei::pzero(Packet());  // one test per row, not one per draw
+      if (lo && hi) {
+        for (Index s = 0; s < P; s += W) {
+          const auto t = detail::packet_ordinal_probit(ei::ploadu<Packet>(A + s), ei::ploadu<Packet>(B + s));
+          any_bad = ei::por(any_bad, t.bad);
+          ei::pstoreu(l + s, t.l);
+          ei::pstoreu(da + s, t.da);
+          ei::pstoreu(db + s, t.db);
+          ei::pstoreu(bad + s, t.bad);
+        }
+      } else if (hi) {  // the first category, log Phi(b): one erfcx
+        for (Index s = 0; s < P; s += W) {
+          const auto t = detail::packet_log_ndtr(ei::ploadu<Packet>(B + s));
+          any_bad = ei::por(any_bad, t.bad);
+          ei::pstoreu(l + s, t.l);
+          ei::pstoreu(db + s, t.db);
+          ei::pstoreu(bad + s, t.bad);
+        }
+      } else {  // the last, log(1 - Phi(a)) = log Phi(-a)
+        for (Index s = 0; s < P; s += W) {
+          const auto t = detail::packet_log_ndtr(ei::pnegate(ei::ploadu<Packet>(A + s)));
+          any_bad = ei::por(any_bad, t.bad);
+          ei::pstoreu(l + s, t.l);
+          ei::pstoreu(da + s, ei::pnegate(t.db));
+          ei::pstoreu(bad + s, t.bad);
+        }
       }
-      for (Index s = 0; s < S; ++s) {
+      for (Index s = 0; ei::predux_any(any_bad) && s < S; ++s) {
         if (!std::isnan(bad[s]) && bad[s] == 0.0) continue;  // the mask: all bits set, a NaN
         double pa = 0.0, pb = 0.0;
         l[s] = detail::ordinal_probit_term(A[s], B[s], &pa, &pb);
@@ -202,7 +222,12 @@ struct OrdinalFamily {
       Eigen::Map<Arr> lm(l, S), dam(da, S), dbm(db, S);
       ll += wt * lm;
       if (!grad) continue;
-      for (Index s = 0; s < S; ++s) e[s] = static_cast<C>(-((lo ? da[s] : 0.0) + (hi ? db[s] : 0.0)));
+      if (lo && hi)
+        e = -(dam + dbm);
+      else if (hi)
+        e = -dbm;
+      else
+        e = -dam;
       if (!want_cut) continue;
       if (lo) Eigen::Map<Arr>(dcut + static_cast<Index>(k0 - 1) * S, S) += wt * dam;
       if (hi) Eigen::Map<Arr>(dcut + static_cast<Index>(k0) * S, S) += wt * dbm;

@@ -11,7 +11,8 @@
 //           b <= -1: l = log Phi(b) + log1mexp(log Phi(a) - log Phi(b))  (both in the lower tail)
 //           b > -1:  l = log((erf(b / sqrt 2) - erf(a / sqrt 2)) / 2)    (no erf near -1 in the
 //                    difference but a's, and across 0 a sum of two positive halves)
-//           dl/db = phi(b) e^{-l},  dl/da = -phi(a) e^{-l}  (phi(+-inf) = 0).
+//           dl/db = phi(b) e^{-l},  dl/da = -phi(a) e^{-l}  (phi(+-inf) = 0); in the tail from
+//           phi/Phi (log_ndtr.hpp) and r = Phi(a)/Phi(b): dl/db = (phi(b)/Phi(b)) / (1 - r), dl/da = -(phi(a)/Phi(a)) r / (1 - r).
 // b < a (cutpoints out of order) gives NaN, b == a gives -inf.
 #include <cmath>
 #include <limits>
@@ -62,8 +63,17 @@ inline double ordinal_probit_term(double a, double b, double* da, double* db) {
   }
   double l;
   if (!(b > -1.0)) {
-    const double lb = bvi::math::log_ndtr(b), la = bvi::math::log_ndtr(a);
+    double hb = 0.0, ha = 0.0;  // phi/Phi at b and a
+    const double lb = bvi::math::log_ndtr(b, &hb), la = bvi::math::log_ndtr(a, &ha);
     l = lb + ordinal_log1mexp(la - lb);
+    if (da) {
+      // P = Phi(b) (1 - r), r = Phi(a)/Phi(b): dl/db = (phi(b)/Phi(b)) / (1 - r), dl/da = -(phi(a)/Phi(a)) r / (1 - r),
+      // each factor to its relative precision (phi(b) e^{-l} loses eps |l|, 1e-11 at b = -800).
+      const double r = std::exp(la - lb), om = -std::expm1(la - lb);
+      *db = std::isinf(b) ? 0.0 : hb / om;
+      *da = std::isinf(a) ? 0.0 : -ha * (r / om);
+    }
+    return l;
   } else {
     l = std::log(0.5 * (std::erf(b * bvi::math::kInvSqrt2) - std::erf(a * bvi::math::kInvSqrt2)));
   }
