@@ -97,6 +97,7 @@ def main():
             json.dump(cfg, f)
         t_sm, t_all = [], {b: [] for b in binaries}
         sm_out = bvi_out = None
+        outs = {}
         for _ in range(args.repeats):
             if not args.skip_statsmodels:
                 t0 = time.time()
@@ -109,7 +110,7 @@ def main():
                 p = subprocess.run([exe, "fit", path, "--quiet", "--threads", str(args.threads)],
                                    capture_output=True, text=True, check=True)
                 t_all[exe].append(time.time() - t0)
-                bvi_out = json.loads(p.stdout)
+                outs[exe] = bvi_out = json.loads(p.stdout)
     for exe in binaries[:-1]:
         t = t_all[exe]
         line = "  %s: %.2f s (runs %s)" % (exe, statistics.median(t), ", ".join("%.2f" % v for v in t))
@@ -126,9 +127,11 @@ def main():
         line += ", statsmodels %.2f s (runs %s), ratio %.2f" % (s, ", ".join("%.2f" % t for t in t_sm), b / s)
     print(line)
     if sm_out:
-        params = [q for q in bvi_out["parameters"] if q["name"].startswith(("beta.", "cutpoints."))]
-        worst = max(abs(q["mean"] - e) / q["sd"] for q, e in zip(params, sm_out["est"]))
-        print("largest |mean - statsmodels| / sd: %.4f over %d parameters" % (worst, len(params)))
+        for exe in binaries:  # each binary's last fit
+            params = [q for q in outs[exe]["parameters"] if q["name"].startswith(("beta.", "cutpoints."))]
+            worst = max(abs(q["mean"] - e) / q["sd"] for q, e in zip(params, sm_out["est"]))
+            print("%s: largest |mean - statsmodels| / sd: %.4f over %d parameters (%d iterations)"
+                  % (exe, worst, len(params), outs[exe].get("iterations", -1)))
 
 
 if __name__ == "__main__":
