@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Time to the posterior, whole process, bayes-vi's ordinal_logit / ordinal_probit (or beta_logit)
-against statsmodels (OrderedModel, BFGS; BetaModel).
+"""Time to the posterior, whole process, bayes-vi's ordinal_logit / ordinal_probit (or beta_logit,
+student_t, categorical_logit) against statsmodels (OrderedModel, BFGS; BetaModel; TLinearModel,
+BFGS; MNLogit, Newton).
 
     /usr/bin/python3 bench/ordinal_time.py [--build build | --bayes-vi OLD --bayes-vi NEW] [--rows 20000] [--features 5]
         [--likelihood ordinal_logit] [--levels 5] [--repeats 3] [--threads 1] [--extra '{"output_draws": 100}']
@@ -10,7 +11,9 @@ with cutpoints F^-1(k/K)), then times in alternating order, --repeats times each
 
 * statsmodels: `python3 -c` starting the interpreter, importing pandas and statsmodels, reading the
   CSV with pandas.read_csv, fitting OrderedModel(y, X, distr).fit(method="bfgs") (BetaModel(y,
-  X).fit() for beta_logit) and taking the standard errors;
+  X).fit() for beta_logit; TLinearModel(y, X).fit(method="bfgs"), beta, nu and sigma all estimated,
+  for student_t; MNLogit(y, X).fit() for categorical_logit, category 1 the reference as in
+  bayes-vi) and taking the standard errors;
 * bayes-vi: `bayes-vi fit CONFIG --threads T --quiet` with the default settings (summary to a pipe),
   vague priors normal(0, 10) on beta (and the cutpoints).
 
@@ -42,6 +45,14 @@ if lik.startswith("ordinal"):
     res = m.fit(method="bfgs", disp=False, maxiter=2000)
     D = X.shape[1]
     est = list(res.params[:D]) + list(m.transform_threshold_params(res.params)[1:-1])
+elif lik == "student_t":
+    from statsmodels.miscmodels.tmodel import TLinearModel
+    res = TLinearModel(y, X).fit(method="bfgs", disp=False, maxiter=2000)
+    est = list(res.params[:X.shape[1]])
+elif lik == "categorical_logit":
+    import statsmodels.api as sm
+    res = sm.MNLogit(y.astype(int), X).fit(disp=False)
+    est = list(res.params.to_numpy().ravel() if hasattr(res.params, "to_numpy") else res.params.ravel())
 else:
     import statsmodels.api as sm
     from statsmodels.othermod.betareg import BetaModel
@@ -75,11 +86,12 @@ def main():
     binaries = args.binaries or [os.path.join(args.build, "bayes-vi")]
     bvi = binaries[-1]
     ordinal = args.likelihood.startswith("ordinal")
+    levels = ordinal or args.likelihood == "categorical_logit"
     with tempfile.TemporaryDirectory() as tmp:
         csv = os.path.join(tmp, "d.csv")
         cmd = [bvi, "simulate", "--rows", str(args.rows), "--features", str(args.features), "--seed", "19",
                "--likelihood", args.likelihood, "--output", csv, "--threads", str(args.threads)]
-        if ordinal:
+        if levels:
             cmd += ["--levels", str(args.levels)]
         subprocess.run(cmd, check=True)
         priors = {"beta": {"normal": {"loc": 0, "scale": 10}}}
@@ -131,9 +143,11 @@ def main():
             s, ", ".join("%.2f" % t for t in t_sm), statistics.median(cpu_sm), b / s)
     print(line)
     if sm_out:
-        params = [q for q in bvi_out["parameters"] if q["name"].startswith(("beta.", "cutpoints."))]
-        worst = max(abs(q["mean"] - e) / q["sd"] for q, e in zip(params, sm_out["est"]))
-        print("largest |mean - statsmodels| / sd: %.4f over %d parameters" % (worst, len(params)))
+        for exe in binaries:  # each binary's last fit
+            params = [q for q in outs[exe]["parameters"] if q["name"].startswith(("beta.", "cutpoints."))]
+            worst = max(abs(q["mean"] - e) / q["sd"] for q, e in zip(params, sm_out["est"]))
+            print("%s: largest |mean - statsmodels| / sd: %.4f over %d parameters (%d iterations)"
+                  % (exe, worst, len(params), outs[exe].get("iterations", -1)))
 
 
 if __name__ == "__main__":

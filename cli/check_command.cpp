@@ -233,7 +233,10 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
     } else {
       os << "inference   monte_carlo (" << inf.method_reason << "), " << inf.algorithm << ", "
          << inf.optimizer.name << ", " << inf.draws_per_step << " draws per step, up to "
-         << inf.max_iterations << " iterations, tol_rel_obj " << tol_rel_obj << ", seed " << inf.seed << "\n";
+         << inf.max_iterations << " iterations, tol_rel_obj " << tol_rel_obj;
+      if (inf.optimizer.name == "natural")
+        os << ", tol_step " << (inf.tol_step ? std::to_string(*inf.tol_step) : std::string("null"));
+      os << ", seed " << inf.seed << "\n";
     }
     reduce::collectively(comm, [&] {
       if (comm.is_root()) print(os.str());

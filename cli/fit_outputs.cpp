@@ -89,9 +89,10 @@ Json summary_json(const FitRecord& r) {
   s["elbo_draws"] = exact ? Json(nullptr) : Json(inf.final_elbo_draws);
   if (exact)
     s["convergence"] = r.run->convergence.empty() ? Json(nullptr) : Json(r.run->convergence);
-  else
-    s["convergence"] =
-        r.run->converged ? Json(r.run->convergence + " relative ELBO change below tol_rel_obj") : Json(nullptr);
+  else if (r.run->convergence == "mean" || r.run->convergence == "median")
+    s["convergence"] = r.run->convergence + " relative ELBO change below tol_rel_obj";
+  else  // the natural optimizer's rule (tol_step): why it stopped, or why it ran to max_iterations
+    s["convergence"] = r.run->convergence.empty() ? Json(nullptr) : Json(r.run->convergence);
   s["interrupted"] = r.run->interrupted;
   s["pareto_k_status"] = diagnostics::to_string(r.final->pareto.status);
   s["pareto_k_draws"] = r.final->pareto_draws;
@@ -112,6 +113,7 @@ Json summary_json(const FitRecord& r) {
   }
   s["max_iterations"] = inf.max_iterations;
   s["tol_rel_obj"] = inf.tol_rel_obj ? Json(*inf.tol_rel_obj) : Json(nullptr);
+  s["tol_step"] = inf.tol_step ? Json(*inf.tol_step) : Json(nullptr);
   s["redrawn"] = r.run->redrawn + r.final->elbo.redrawn;
   s["rows"] = r.rows;
   s["dropped_rows"] = r.dropped_rows;

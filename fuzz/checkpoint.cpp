@@ -26,6 +26,7 @@ void same_or_abort(const bvi::vi::AdviState& a, const bvi::vi::AdviState& b) {
   const std::vector<double> pb(b.params.data(), b.params.data() + b.params.size());
   bool same = a.iteration == b.iteration && a.redrawn == b.redrawn && bits(pa, pb) &&
               bits(a.optimizer_state, b.optimizer_state) && bits(a.stopping_state, b.stopping_state) &&
+              bits(a.convergence_state, b.convergence_state) &&
               a.trace.size() == b.trace.size() && a.eta.has_value() == b.eta.has_value() &&
               bvi::fuzz::same_bits(&a.seconds, &b.seconds, 1);
   if (!same) {

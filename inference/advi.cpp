@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "inference/elbo.hpp"
 #include "inference/eta_adaptation.hpp"
+#include "inference/optimizers/natural_convergence.hpp"
 #include "inference/optimizers/natural_gradient.hpp"
 #include "inference/optimizers/optimizer.hpp"
 #include "inference/stopping_rule.hpp"
@@ -42,6 +43,9 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
   NaturalGradient natural_gradient(
       {config.optimizer.learning_rate, config.optimizer.min_learning_rate, config.optimizer.half_life});
   StoppingRule rule(config.tol_rel_obj, config.max_iterations, config.eval_elbo);
+  // The natural optimizer's own rule: q has stopped moving (tol_step; off when null).
+  std::optional<NaturalConvergence> settled;
+  if (natural && config.tol_step) settled.emplace(*config.tol_step);
 
   long first = 1;
   if (resume) {
@@ -51,6 +55,7 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
     else
       optimizer->set_state(resume->optimizer_state);
     rule.set_state(resume->stopping_state);
+    if (settled && !resume->convergence_state.empty()) settled->set_state(resume->convergence_state);
     result.trace = resume->trace;
     result.redrawn = resume->redrawn;
     result.iterations = resume->iteration;
@@ -65,6 +70,7 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
     s.params = q.params();
     s.optimizer_state = natural ? natural_gradient.state() : optimizer->state();
     s.stopping_state = rule.state();
+    if (settled) s.convergence_state = settled->state();
     s.trace = result.trace;
     s.redrawn = result.redrawn;
     s.eta = result.eta;
@@ -72,6 +78,7 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
   };
 
   Eigen::VectorXd grad;
+  std::unique_ptr<Family> before;  // q before the step, for the natural rule
   for (long t = first; t <= config.max_iterations; ++t) {
     if (observer && observer->stop_requested()) {
       result.interrupted = true;
@@ -81,6 +88,12 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
     const ElboEstimate step = estimator.gradient(q, config.draws_per_step, rng::Purpose::gradient,
                                                  static_cast<std::uint64_t>(t), grad);
     result.redrawn += step.redrawn;
+    if (settled) {
+      if (!before)
+        before = q.clone();
+      else
+        before->params() = q.params();
+    }
     if (natural)
       natural_gradient.step(q, estimator.last_eps(), estimator.last_grad_log_p(), t, &density);
     else
@@ -105,9 +118,22 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
         break;
       }
     }
+    if (settled) {
+      const double move = natural_step_move(*before, q) / natural_gradient.rho(t);
+      logger.debug("natural step " + std::to_string(t) + ": move / rho " + std::to_string(move));
+      if (settled->record(t, move)) {
+        result.converged = true;
+        result.convergence = settled->reason();
+        break;
+      }
+    }
     if (observer && options.checkpoint_every > 0 && t % options.checkpoint_every == 0 && t < config.max_iterations)
       observer->on_checkpoint(state(t));
   }
+  if (settled && !result.converged && !result.interrupted)
+    result.convergence = "ran to max_iterations (" + std::to_string(result.iterations) +
+                         "): the natural steps did not stay within tol_step of the optimum they estimate "
+                         "(their Monte Carlo noise is larger)";
   if (result.redrawn > 0)
     logger.info(std::to_string(result.redrawn) +
                 " draws had a non-finite log density or gradient and were redrawn");

@@ -30,6 +30,7 @@ struct AdviState {
   Eigen::VectorXd params;
   std::vector<double> optimizer_state;
   std::vector<double> stopping_state;
+  std::vector<double> convergence_state;  // the natural optimizer's rule (tol_step); empty when off
   std::vector<TraceRow> trace;
   long redrawn = 0;
   std::optional<double> eta;
@@ -58,7 +59,9 @@ struct AdviResult {
   std::unique_ptr<Family> q;
   long iterations = 0;
   bool converged = false;
-  std::string convergence;  // "mean" / "median" relative ELBO change, or "" when it ran out
+  // "mean" / "median" relative ELBO change (Stan's rule), the natural optimizer's rule's sentence
+  // (tol_step), or "" when it ran out.
+  std::string convergence;
   bool interrupted = false;
   std::optional<double> eta;  // the adaptive optimizer's eta (given or adapted)
   std::vector<TraceRow> trace;

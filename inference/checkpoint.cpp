@@ -76,6 +76,7 @@ AdviState read_state(const Json& j) {
   s.params = Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size()));
   s.optimizer_state = unhex_array(j, "optimizer_state");
   s.stopping_state = unhex_array(j, "stopping_state");
+  s.convergence_state = unhex_array(j, "convergence_state");
   const Json& trace = field(j, "trace");
   if (!trace.is_array()) throw Damage("'trace' is not an array");
   for (const auto& r : trace) {
@@ -131,6 +132,7 @@ std::string checkpoint_text(const AdviState& s, const std::string& fingerprint) 
   j["params"] = hex_array(std::vector<double>(s.params.data(), s.params.data() + s.params.size()));
   j["optimizer_state"] = hex_array(s.optimizer_state);
   j["stopping_state"] = hex_array(s.stopping_state);
+  j["convergence_state"] = hex_array(s.convergence_state);
   Json trace = Json::array();
   for (const auto& r : s.trace)
     trace.push_back(Json::array({r.iteration, hex(r.seconds), hex(r.elbo), hex(r.rel_change)}));
@@ -216,6 +218,15 @@ void check_resumable(const AdviState& s, const spec::InferenceConfig& inference,
                        : "the stopping rule's state is too short");
   for (double x : s.stopping_state)
     if (std::isnan(x)) throw refuse("the stopping rule's state holds NaN");
+  // The natural optimizer's rule (tol_step): [consecutive quiet steps, their largest move], or
+  // nothing when the rule is off.
+  const bool settling = !exact && inference.optimizer.name == "natural" && inference.tol_step.has_value();
+  const auto& c = s.convergence_state;
+  if (settling ? !(c.size() == 2 && c[0] >= 0 && c[0] == std::floor(c[0]) && c[0] <= double(s.iteration) &&
+                   c[1] >= 0 && std::isfinite(c[1]))
+               : !c.empty())
+    throw refuse(settling ? "the natural optimizer's convergence state is not [quiet steps, largest move]"
+                          : "a convergence state, which only the natural optimizer's tol_step rule keeps");
   long last = 0;
   for (const auto& r : s.trace) {
     if (r.iteration <= last || r.iteration > s.iteration || !std::isfinite(r.elbo) ||

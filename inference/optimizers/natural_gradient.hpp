@@ -40,6 +40,9 @@ class NaturalGradient {
   void step(Family& q, const Eigen::MatrixXd& eps, const Eigen::MatrixXd& grad_logp, long t,
             LogDensity* density = nullptr);
 
+  // The step size of step t.
+  double rho(long t) const { return schedule_.at(t); }
+
   std::vector<double> state() const;
   void set_state(const std::vector<double>& state);
 

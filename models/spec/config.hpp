@@ -131,6 +131,9 @@ struct InferenceConfig {
   OptimizerConfig optimizer;
   long long max_iterations = 0;  // 0: automatic
   std::optional<double> tol_rel_obj;
+  // monte_carlo with the natural optimizer: stop once q has stopped moving (NaturalConvergence);
+  // null: off. Automatic (absent from the config): on when max_iterations and tol_rel_obj are not given.
+  std::optional<double> tol_step;
   long long eval_elbo = 0;  // 0: automatic
   long long elbo_samples = 0;
   long long seed = 0;

@@ -392,12 +392,19 @@ const Section& inference_section() {
            "monte_carlo: the stochastic optimizer; its keys depend on `name`. Null under the exact method, "
            "which has its own."},
           {"max_iterations", Kind::auto_integer, nullptr, false, between(1, 1e9), {},
-           "Upper bound on iterations. null: 200 for the exact method and for natural, 10000 for the other "
-           "optimizers."},
+           "Upper bound on iterations. null: 200 for the exact method and for natural (which stops sooner once q "
+           "has stopped moving: tol_step), 10000 for the other optimizers."},
           {"tol_rel_obj", Kind::nullable_number, nullptr, false, positive(), {},
            "Stop when the relative ELBO change falls below this: monte_carlo, the mean or median over recent "
            "evaluations (Stan's rule); exact, between iterations (an extra rule beside tol_grad). null: "
            "monte_carlo runs every iteration, exact stops on tol_grad."},
+          {"tol_step", Kind::nullable_number, nullptr, false, {0, 1, true, false}, {},
+           "monte_carlo with the natural optimizer: stop once q has stopped moving, when 10 steps in a row "
+           "(from iteration 15 on) each move q's means by at most this many of its sds and its log sds "
+           "(fullrank: and the logs of its Cholesky diagonal) by at most this, every move divided by its step "
+           "size rho (so: the distance to the optimum each step estimates; its Monte Carlo noise keeps a noisy "
+           "fit running). Not given: 0.05 when neither max_iterations nor tol_rel_obj is given, else null "
+           "(which runs as before). null: off."},
           {"eval_elbo", Kind::auto_integer, nullptr, false, between(1, 1e9), {},
            "monte_carlo: estimate the ELBO every this many iterations (for the stopping rule and elbo.csv). "
            "null: max(1, max_iterations / 50). (exact computes it at every iteration.)"},

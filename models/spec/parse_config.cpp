@@ -666,6 +666,33 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   cfg.inference.draws_per_step = auto_int("draws_per_step");
   cfg.inference.max_iterations = auto_int("max_iterations");
   if (!inf.at("tol_rel_obj").is_null()) cfg.inference.tol_rel_obj = inf.at("tol_rel_obj").get<double>();
+  // tol_step, the natural optimizer's rule. Not given, it is on (0.05) only where the run length is
+  // automatic: a given max_iterations or tol_rel_obj runs as it did before the rule. The resolved
+  // form writes the value, so that it fits the same.
+  {
+    const bool given = raw_inf.is_object() && raw_inf.contains("tol_step");
+    const bool natural = method == "monte_carlo" && cfg.inference.optimizer.name == "natural";
+    if (given && !inf.at("tol_step").is_null() && !natural)
+      throw config_error("/inference/tol_step",
+                         method == "exact" ? "a setting of the monte_carlo method's natural optimizer; the exact "
+                                             "method stops on tol_grad (set /inference/method to "
+                                             "\"monte_carlo\" to use it)"
+                                           : "only the natural optimizer has this rule; use tol_rel_obj with '" +
+                                                 cfg.inference.optimizer.name + "'");
+    if (!natural) {
+      if (method == "exact")
+        inf.erase("tol_step");
+      else
+        inf["tol_step"] = nullptr;
+    } else if (given) {
+      if (!inf.at("tol_step").is_null()) cfg.inference.tol_step = inf.at("tol_step").get<double>();
+    } else {
+      const bool run_length_given = (raw_inf.contains("max_iterations") && !raw_inf.at("max_iterations").is_null()) ||
+                                    cfg.inference.tol_rel_obj.has_value();
+      if (!run_length_given) cfg.inference.tol_step = 0.05;
+      inf["tol_step"] = cfg.inference.tol_step ? Json(*cfg.inference.tol_step) : Json(nullptr);
+    }
+  }
   cfg.inference.eval_elbo = auto_int("eval_elbo");
   cfg.inference.elbo_samples = auto_int("elbo_samples");
   cfg.inference.final_elbo_draws = inf.at("final_elbo_draws").get<long long>();
