@@ -81,8 +81,10 @@ class Tape {
   void backward(const Var& out, const double* seed) {
     // memcpy rather than an Eigen assignment: GCC 12 with AVX-512 warns (-Warray-bounds, a false
     // positive) wherever a caller's seed is a small array, since it cannot see that the 8-wide
-    // packet loop is skipped at run time.
-    if (out.has_adj()) std::memcpy(out.adj_data(), seed, sizeof(double) * static_cast<std::size_t>(out.size()));
+    // packet loop is skipped at run time. An empty output may come with a null seed, which
+    // memcpy must not be given even for 0 bytes.
+    if (out.has_adj() && out.size() > 0)
+      std::memcpy(out.adj_data(), seed, sizeof(double) * static_cast<std::size_t>(out.size()));
     run_callbacks();
   }
 
