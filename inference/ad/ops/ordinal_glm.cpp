@@ -65,6 +65,27 @@ struct OrdinalFamily {
     }
   }
 
+  // One row's S log probabilities l and their partials da, db in its bounds (lo, hi: whether it
+  // has a lower and an upper one) into the output (weighted), eta's slot e (which then holds
+  // d l / d eta) and the cutpoints' adjoints: the logit and probit paths share this.
+  template <class Col>
+  void accumulate_row(Eigen::Map<Eigen::ArrayXd>& ll, Col e, const Eigen::Map<Eigen::ArrayXd>& l,
+                      const Eigen::Map<Eigen::ArrayXd>& da, const Eigen::Map<Eigen::ArrayXd>& db, double wt, bool lo,
+                      bool hi, bool grad, bool want_cut, int k0, Index S) {
+    using Arr = Eigen::ArrayXd;
+    ll += wt * l;
+    if (!grad) return;
+    if (lo && hi)
+      e = -(da + db);
+    else if (hi)
+      e = -db;
+    else
+      e = -da;
+    if (!want_cut) return;
+    if (lo) Eigen::Map<Arr>(dcut + static_cast<Index>(k0 - 1) * S, S) += wt * da;
+    if (hi) Eigen::Map<Arr>(dcut + static_cast<Index>(k0) * S, S) += wt * db;
+  }
+
   // The logit for the S draws of one row at a time, in Eigen arrays (vectorized exp and log, as
   // the scalar kernel's seven libm calls per element are not):
   //   F(b) - F(a) = expit(b) expit(-a) (1 - e^{a-b}),
@@ -140,17 +161,7 @@ struct OrdinalFamily {
         if (lo) da[s] = pa;
         if (hi) db[s] = pb;
       }
-      ll += wt * l;
-      if (!grad) continue;
-      if (lo && hi)
-        e = -(da + db);
-      else if (hi)
-        e = -db;
-      else
-        e = -da;
-      if (!want_cut) continue;
-      if (lo) Eigen::Map<Arr>(dcut + static_cast<Index>(k0 - 1) * S, S) += wt * da;
-      if (hi) Eigen::Map<Arr>(dcut + static_cast<Index>(k0) * S, S) += wt * db;
+      accumulate_row(ll, e, l, da, db, wt, lo, hi, grad, want_cut, k0, S);
     }
   }
 
@@ -219,18 +230,8 @@ struct OrdinalFamily {
         da[s] = pa;
         db[s] = pb;
       }
-      Eigen::Map<Arr> lm(l, S), dam(da, S), dbm(db, S);
-      ll += wt * lm;
-      if (!grad) continue;
-      if (lo && hi)
-        e = -(dam + dbm);
-      else if (hi)
-        e = -dbm;
-      else
-        e = -dam;
-      if (!want_cut) continue;
-      if (lo) Eigen::Map<Arr>(dcut + static_cast<Index>(k0 - 1) * S, S) += wt * dam;
-      if (hi) Eigen::Map<Arr>(dcut + static_cast<Index>(k0) * S, S) += wt * dbm;
+      accumulate_row(ll, e, Eigen::Map<Arr>(l, S), Eigen::Map<Arr>(da, S), Eigen::Map<Arr>(db, S), wt, lo, hi, grad,
+                     want_cut, k0, S);
     }
   }
 
