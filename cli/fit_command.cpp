@@ -183,13 +183,24 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
             : after + "; the state is in " + o.checkpoint + " (continue with --resume " + o.checkpoint + ")")
         .mark_collective();
   }
+  const models::ParameterLayout& layout = problem.model.layout();
+  // The natural optimizer's summary ELBO from the output draws (final_elbo_draws null): unless
+  // they are too few, or a block's summaries (correlations, ordered cutpoints) come from the
+  // ELBO's draws and want more of them.
+  const bool elbo_from_output =
+      !exact && config.inference.final_elbo_automatic && config.inference.optimizer.name == "natural" &&
+      config.inference.output_draws >= 1000 && [&] {
+        for (const auto& t : layout.column_transforms())
+          if (ad::is_block_transform(t)) return false;
+        return true;
+      }();
   const vi::FinalReport final =
       exact ? vi::report_final_exact(log_joint, *run.q, seed, exact->elbo, exact->elbo_se,
                                      config.inference.final_elbo_draws, config.inference.output_draws)
-            : vi::report_final(log_joint, *run.q, seed, config.inference.final_elbo_draws,
-                               config.inference.output_draws);
+      : elbo_from_output ? vi::report_final_from_output(log_joint, *run.q, seed, config.inference.output_draws)
+                         : vi::report_final(log_joint, *run.q, seed, config.inference.final_elbo_draws,
+                                            config.inference.output_draws);
 
-  const models::ParameterLayout& layout = problem.model.layout();
   FitRecord record;
   record.config = &config;
   record.names = layout.column_names();

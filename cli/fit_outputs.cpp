@@ -86,7 +86,7 @@ Json summary_json(const FitRecord& r) {
   s["method"] = inf.method;
   s["method_choice"] = inf.method_reason;
   s["algorithm_choice"] = inf.algorithm_reason;
-  s["elbo_draws"] = exact ? Json(nullptr) : Json(inf.final_elbo_draws);
+  s["elbo_draws"] = exact ? Json(nullptr) : Json(static_cast<long long>(r.final->elbo_draw_count));
   if (exact)
     s["convergence"] = r.run->convergence.empty() ? Json(nullptr) : Json(r.run->convergence);
   else if (r.run->convergence == "mean" || r.run->convergence == "median")

@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "inference/elbo.hpp"
 #include "inference/eta_adaptation.hpp"
+#include "inference/initial_mode.hpp"
 #include "inference/optimizers/natural_convergence.hpp"
 #include "inference/optimizers/natural_gradient.hpp"
 #include "inference/optimizers/optimizer.hpp"
@@ -62,6 +63,14 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
     first = resume->iteration + 1;
   } else if (natural) {
     q.set_initial_scale(0.1);
+    if (config.start_at_mode) {
+      // Laplace's approximation as the start (init: mode); the origin where it is not usable.
+      const ModeFit mode = find_mode(density, Eigen::VectorXd::Zero(q.dim()));
+      const bool used = mode.ok && set_to_laplace(q, mode);
+      logger.debug("init: posterior mode after " + std::to_string(mode.iterations) + " Newton iterations (" +
+                   std::to_string(mode.batches) + " batches), log p " + std::to_string(mode.log_density) +
+                   (used ? "; q starts at Laplace's approximation there" : "; not converged: q starts at the origin"));
+    }
   }
   auto state = [&](long t) {
     AdviState s;

@@ -1,5 +1,8 @@
 #include "inference/final_approximation.hpp"
 
+#include <cmath>
+#include <stdexcept>
+
 #include "common/error.hpp"
 #include "inference/rng/normal_stream.hpp"
 
@@ -29,6 +32,7 @@ FinalReport report_final(LogDensity& density, const Family& q, std::uint64_t see
   FinalReport r;
   ElboEstimator estimator(density, seed);
   r.elbo = estimator.elbo(q, elbo_draws, rng::Purpose::final_elbo, 0);
+  r.elbo_draw_count = elbo_draws;
   r.elbo_draws = estimator.take_zeta();
   if (output_draws < 100) {
     // Too few output draws for a tail fit: use the ELBO draws, which are still at hand.
@@ -42,6 +46,22 @@ FinalReport report_final(LogDensity& density, const Family& q, std::uint64_t see
     r.pareto = diagnostics::pareto_k_hat(r.draws.log_p - r.draws.log_q);
     r.pareto_draws = output_draws;
   }
+  return r;
+}
+
+FinalReport report_final_from_output(LogDensity& density, const Family& q, std::uint64_t seed,
+                                     Eigen::Index output_draws) {
+  if (output_draws < 100) throw std::logic_error("report_final_from_output: fewer than 100 output draws");
+  FinalReport r;
+  ElboEstimator estimator(density, seed);
+  r.draws = make_draws(estimator, q, rng::Purpose::output, output_draws);
+  const Eigen::ArrayXd d = (r.draws.log_p - r.draws.log_q).array();
+  const double n = static_cast<double>(output_draws), mean = d.mean();
+  r.elbo.value = mean;
+  r.elbo.se = std::sqrt((d - mean).square().sum() / (n - 1) / n);
+  r.elbo_draw_count = output_draws;
+  r.pareto = diagnostics::pareto_k_hat(d.matrix());
+  r.pareto_draws = output_draws;
   return r;
 }
 

@@ -24,12 +24,21 @@ struct FinalReport {
   OutputDraws draws;
   diagnostics::ParetoFit pareto;
   Eigen::Index pareto_draws = 0;  // how many importance ratios k-hat was computed from
+  Eigen::Index elbo_draw_count = 0;  // how many draws `elbo` was estimated from (0: known exactly)
 };
 
 // ELBO from `elbo_draws` draws; `output_draws` draws for the CSV; k-hat from the output draws, or
 // from the ELBO draws when fewer than 100 output draws are asked for.
 FinalReport report_final(LogDensity& density, const Family& q, std::uint64_t seed, Eigen::Index elbo_draws,
                          Eigen::Index output_draws);
+
+// The ELBO from the output draws themselves (no pass over the data beyond theirs), as the mean of
+// log p - log q: log q(z) has the known mean -entropy under q, so this is unbiased like mean log p
+// + entropy, and it is a control variate for it (log p - log q is nearly constant when q is close
+// to the posterior, where log p alone varies by about sqrt(P/2)); its standard error is that of
+// the difference. k-hat from the same draws. Needs output_draws >= 100.
+FinalReport report_final_from_output(LogDensity& density, const Family& q, std::uint64_t seed,
+                                     Eigen::Index output_draws);
 
 // The same for the exact method, whose ELBO (and its standard error, 0 unless some prior terms
 // are sample averages) is known: only the output draws, and k-hat from them, or from

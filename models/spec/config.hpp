@@ -139,6 +139,11 @@ struct InferenceConfig {
   long long seed = 0;
   long long output_draws = 0;
   long long final_elbo_draws = 0;
+  // final_elbo_draws was null: the natural optimizer's summary ELBO may come from the output draws
+  // (final_elbo_draws is then 4000, what is drawn where they do not serve).
+  bool final_elbo_automatic = false;
+  // init: the natural optimizer starts at the posterior mode (resolved from "auto").
+  bool start_at_mode = false;
 };
 
 struct Config {

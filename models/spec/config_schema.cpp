@@ -405,19 +405,36 @@ const Section& inference_section() {
            "size rho (so: the distance to the optimum each step estimates; its Monte Carlo noise keeps a noisy "
            "fit running). Not given: 0.05 when neither max_iterations nor tol_rel_obj is given, else null "
            "(which runs as before). null: off."},
+          {"init",
+           Kind::choice,
+           "auto",
+           false,
+           {},
+           {"auto", "origin", "mode"},
+           "monte_carlo: where q starts. origin: mean 0, scale 1 (0.1 with the natural optimizer), Stan's "
+           "ADVI initialization. mode (natural optimizer, models without group terms, whose joint mode lies "
+           "at a group sd of 0): q's mean at the posterior mode and its precision the negative Hessian there "
+           "(the diagonal of it for meanfield), found by damped Newton steps from the origin (each a batch "
+           "of P + 1 gradients, the Hessian by their differences); where they do not converge, the origin. "
+           "auto: mode where it applies, else origin."},
           {"eval_elbo", Kind::auto_integer, nullptr, false, between(1, 1e9), {},
            "monte_carlo: estimate the ELBO every this many iterations (for the stopping rule and elbo.csv). "
            "null: max(1, max_iterations / 50). (exact computes it at every iteration.)"},
           {"elbo_samples", Kind::auto_integer, nullptr, false, between(1, 1e7), {},
            "monte_carlo: draws per ELBO estimate during the run. null: 100."},
           {"final_elbo_draws",
-           Kind::integer,
-           4000,
+           Kind::auto_integer,
+           nullptr,
            false,
            between(1000, 1e8),
            {},
            "monte_carlo: draws for the ELBO reported in the summary, estimated at the final approximation "
-           "(exact reports the exact ELBO, and uses these draws only for PSIS k-hat when output_draws < 100)."},
+           "from fresh draws as mean log p + entropy (exact reports the exact ELBO, and uses these draws only "
+           "for PSIS k-hat when output_draws < 100). null: with the natural optimizer and output_draws >= "
+           "1000, the output draws themselves (no further pass over the data), the ELBO as their mean of log p "
+           "- log q, whose Monte Carlo error is far smaller when q is close to the posterior (not for models "
+           "whose correlation or cutpoint summaries come from the ELBO's draws); else 4000 fresh draws. The "
+           "summary's elbo_draws says how many were used."},
           {"seed",
            Kind::integer,
            10003,

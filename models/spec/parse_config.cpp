@@ -693,9 +693,36 @@ Config parse_config_text(const std::string& text, const std::string& path, const
       inf["tol_step"] = cfg.inference.tol_step ? Json(*cfg.inference.tol_step) : Json(nullptr);
     }
   }
+  // init: the natural optimizer's start at the posterior mode (initial_mode.hpp). A model with group
+  // terms has no joint mode to start from (it lies at a group sd of 0).
+  {
+    const std::string init = inf.at("init").get<std::string>();
+    const bool natural = method == "monte_carlo" && cfg.inference.optimizer.name == "natural";
+    if (method == "exact") {
+      if (init != "auto")
+        throw config_error("/inference/init", "a setting of the monte_carlo method; the exact method starts "
+                                              "from its own initial mean");
+      inf.erase("init");
+    } else if (init == "mode" && !natural) {
+      throw config_error("/inference/init",
+                         "mode starts the natural optimizer only; use origin (or auto) with '" +
+                             cfg.inference.optimizer.name + "'");
+    } else if (init == "mode" && !cfg.model.groups.empty()) {
+      throw config_error("/inference/init",
+                         "mode needs a model without group terms (with them the joint density has no mode: it "
+                         "grows without bound as a group sd goes to 0); use origin (or auto)");
+    } else {
+      cfg.inference.start_at_mode = init == "mode" || (init == "auto" && natural && cfg.model.groups.empty());
+      inf["init"] = cfg.inference.start_at_mode ? "mode" : "origin";
+    }
+  }
   cfg.inference.eval_elbo = auto_int("eval_elbo");
   cfg.inference.elbo_samples = auto_int("elbo_samples");
-  cfg.inference.final_elbo_draws = inf.at("final_elbo_draws").get<long long>();
+  // final_elbo_draws: null is automatic (the output draws themselves where they serve, else 4000
+  // fresh draws, the number the memory estimate and the exact method's k-hat use).
+  cfg.inference.final_elbo_automatic = inf.at("final_elbo_draws").is_null();
+  cfg.inference.final_elbo_draws =
+      cfg.inference.final_elbo_automatic ? 4000 : inf.at("final_elbo_draws").get<long long>();
   cfg.inference.seed = inf.at("seed").get<long long>();
   cfg.inference.output_draws = inf.at("output_draws").get<long long>();
 

@@ -6,6 +6,7 @@ keeps running. The rule's state survives a checkpoint bit for bit, threads and r
 bits, check --explain's resolved config fits the same, and bad values are refused (exit 78)."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import unittest
@@ -47,8 +48,10 @@ class NaturalStopping(BinaryTestCase):
         self.assertEqual((auto["method"], auto["algorithm"]), ("monte_carlo", "fullrank"))
         self.assertEqual(auto["tol_step"], 0.05)
         self.assertTrue(auto["converged"], auto["convergence"])
-        self.assertTrue(auto["convergence"].startswith("q stopped moving: 10 consecutive natural steps"),
-                        auto["convergence"])
+        # At least the rule's window of 10 (more when q starts at the posterior mode, init: mode,
+        # and is quiet from its first step on).
+        quiet = re.match(r"q stopped moving: (\d+) consecutive natural steps", auto["convergence"])
+        self.assertTrue(quiet and int(quiet.group(1)) >= 10, auto["convergence"])
         self.assertLessEqual(auto["iterations"], most)
         fixed = self.fit(self.config(csv, likelihood, {"max_iterations": 200}, "fixed.json"))
         self.assertIsNone(fixed["tol_step"])
