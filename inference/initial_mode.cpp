@@ -17,7 +17,8 @@ constexpr int kLineSearchPoints = 7;  // a = 1, 1/2, ..., 1/64
 // of the Hessian is (grad(x + h_j e_j) - grad(x)) / h_j, h_j = 1e-4 max(1, |x_j|) (small against
 // the scale on which a GLM's curvature varies, large against the gradients' rounding, in float32
 // data too). False when anything is not finite.
-bool curvature_at(LogDensity& density, const Eigen::VectorXd& x, double& lp, Eigen::VectorXd& g, Eigen::MatrixXd& H) {
+bool curvature_at(LogDensity& density, const Eigen::VectorXd& x, double& lp, Eigen::VectorXd& g,
+                  Eigen::MatrixXd& H) {
   const Index P = x.size();
   Eigen::MatrixXd theta = x.transpose().replicate(P + 1, 1), grad;
   Eigen::VectorXd h(P), values(P + 1);
@@ -74,7 +75,8 @@ ModeFit find_mode(LogDensity& density, const Eigen::VectorXd& start, const ModeO
     }
     // Backtracking in one batch: the largest a with an Armijo increase of log p.
     Eigen::MatrixXd candidates(kLineSearchPoints, P);
-    for (int k = 0; k < kLineSearchPoints; ++k) candidates.row(k) = (fit.mode + std::ldexp(1.0, -k) * d).transpose();
+    for (int k = 0; k < kLineSearchPoints; ++k)
+      candidates.row(k) = (fit.mode + std::ldexp(1.0, -k) * d).transpose();
     Eigen::VectorXd values(kLineSearchPoints);
     density.log_density(candidates, values, nullptr);
     ++fit.batches;
