@@ -144,6 +144,7 @@ struct InferenceConfig {
   bool final_elbo_automatic = false;
   // init: the natural optimizer starts at the posterior mode (resolved from "auto").
   bool start_at_mode = false;
+  bool init_auto = false;  // init was "auto" (settled by resolve_automatic: mode only for P <= 100)
 };
 
 struct Config {

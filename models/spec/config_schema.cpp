@@ -416,7 +416,8 @@ const Section& inference_section() {
            "at a group sd of 0): q's mean at the posterior mode and its precision the negative Hessian there "
            "(the diagonal of it for meanfield), found by damped Newton steps from the origin (each a batch "
            "of P + 1 gradients, the Hessian by their differences); where they do not converge, the origin. "
-           "auto: mode where it applies, else origin."},
+           "auto: mode where it applies and P <= 100 parameters (each Newton iteration costs about a fullrank "
+           "step then), else origin."},
           {"eval_elbo", Kind::auto_integer, nullptr, false, between(1, 1e9), {},
            "monte_carlo: estimate the ELBO every this many iterations (for the stopping rule and elbo.csv). "
            "null: max(1, max_iterations / 50). (exact computes it at every iteration.)"},

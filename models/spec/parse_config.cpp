@@ -712,6 +712,8 @@ Config parse_config_text(const std::string& text, const std::string& path, const
                          "mode needs a model without group terms (with them the joint density has no mode: it "
                          "grows without bound as a group sd goes to 0); use origin (or auto)");
     } else {
+      // auto is settled by resolve_automatic, once P is known.
+      cfg.inference.init_auto = init == "auto";
       cfg.inference.start_at_mode = init == "mode" || (init == "auto" && natural && cfg.model.groups.empty());
       inf["init"] = cfg.inference.start_at_mode ? "mode" : "origin";
     }
@@ -786,6 +788,13 @@ void resolve_automatic(Config& config, long long parameters, long long rows, boo
     return;
   }
   const bool natural = inf.optimizer.name == "natural";
+  // init auto: the mode only while its Newton iterations, a batch of P + 1 gradients each, cost
+  // about a step of fullrank's 2P + 32 draws.
+  constexpr long long kMaxModeParameters = 100;
+  if (inf.init_auto && inf.start_at_mode && parameters > kMaxModeParameters) {
+    inf.start_at_mode = false;
+    r["init"] = "origin";
+  }
   // The natural rule's curvature is a P x P covariance of gradients and draws. categorical_logit's
   // K - 1 sets of group effects make it noisier than the other likelihoods' at the same P: with
   // 2P + 32 draws its fullrank fits of (1 + x | g) (1200 rows, 12 groups, P = 60) diverged in 4 of

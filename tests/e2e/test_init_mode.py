@@ -3,7 +3,7 @@ from the output draws (/inference/final_elbo_draws null): a student_t fit from t
 no more steps than one from the origin at the same answer (within 0.05 posterior sd); the ELBO
 from the output draws agrees with 4000 fresh draws' on the same q within their standard errors and
 reports its own (smaller) one and its draws; models with cutpoints keep the fresh draws; auto
-resolves to origin for group terms and other optimizers, and mode is refused where it cannot
+resolves to origin for group terms, other optimizers and P > 100, and mode is refused where it cannot
 apply (exit 78)."""
 import json
 import math
@@ -78,6 +78,10 @@ class InitMode(BinaryTestCase):
         self.assertEqual(self.explained_init(grouped), "origin")
         adam = self.config(csv, "student_t", {"optimizer": {"name": "adam"}}, "adam.json")
         self.assertEqual(self.explained_init(adam), "origin")
+        wide = self.config(self.simulate("student_t", 300, 100, "wide"), "student_t", None, "wide.json")
+        self.assertEqual(self.explained_init(wide), "origin")  # P = 103 > 100
+        self.assertEqual(self.explained_init(
+            self.config(self.simulate("student_t", 300, 97, "narrow"), "student_t", None, "narrow.json")), "mode")
         exact = self.config(csv, "normal", None, "exact.json")
         self.assertIsNone(self.explained_init(exact))
         for name, likelihood, inference, formula in (
