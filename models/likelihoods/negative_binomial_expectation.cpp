@@ -34,6 +34,8 @@
 //   d/dm = y - y E s1 - K E~ s1,   d/dv = -(y E s2 + K E~ s2) / 2,
 //   d/dc = y E s2 + K (E~ s2 - E~ s1),
 //   E f_u = A1 - y + y E s1 + K (E~ s1 - E~ S),
+// (computed as y (m_i - u_mean) - y E S = -y E S(-d) and y - y E s1 = y E s1(-d), with A0 - log y!
+// taken whole: each a difference of terms near y log y or y |d| otherwise),
 //   E f_uu = A2 - y E s2 + K (2 E~ s1 - E~ S - E~ s2).
 // A q wider in u than softplus's tiers (s > 3: an early iterate, where K and the tilted mean
 // head for overflow) takes the rule over u with the softplus expectation of eta given u at each
@@ -64,13 +66,15 @@ int u_points(double s) {
   return 256;
 }
 
-// A0, A1, A2 of a count y over u = u_mean + s z.
+// A0 - log y!, A1, A2 of a count y over u = u_mean + s z: the constant taken whole
+// (math::log_nb_coefficient), whose two halves, both near y log y for a large count, would leave
+// their rounding in the ELBO.
 std::array<double, 3> u_terms(double y, double u_mean, double s, const quadrature::GaussHermiteRule& rule) {
   std::array<double, 3> a{0.0, 0.0, 0.0};
   if (y == 0.0) return a;
   for (int k = 0; k < rule.size(); ++k) {
     const double phi = std::exp(u_mean + s * rule.nodes[k]), w = rule.weights[k];
-    const math::RisingFactorial r = math::log_rising_factorial(y, phi, true);
+    const math::RisingFactorial r = math::log_nb_coefficient(y, phi, true);
     const double h1 = phi * r.d1;
     a[0] += w * r.value;
     a[1] += w * h1;
@@ -138,19 +142,24 @@ void NegativeBinomialLog::expected_log_lik(const EtaMoments& eta, const ad::GlmR
   const double s2 = std::max(eta.u_var, 0.0), s = std::sqrt(s2);
   if (s > SoftplusKernel::tiers().back().max_sd) return by_u_nodes(eta, rows, out, scratch, s);
   const double K = std::exp(eta.u_mean + 0.5 * s2);
-  // d's variance and its two means (untilted, tilted), then the softplus expectations at each.
+  // d's variance and its two means (untilted, tilted), then the softplus expectations at each:
+  // the untilted ones of -d, E softplus(-d) = E softplus(d) - E d and E sigmoid(-d) = 1 - E
+  // sigmoid(d), so that y E softplus(-d), the row's y d - y softplus(d), and y E sigmoid(-d) come
+  // without the difference of two terms near y |d|, whose rounding (1e-6 summed over rows with
+  // counts near 10^8) stalled the exact optimizer's line search on large counts.
   std::array<double, kRows> var, tilted, t0, t1, t2;
-  double* mean = scratch.arg.data();
+  double* reflected = scratch.arg.data();
   for (Index i = 0; i < n; ++i) {
     const double c = eta.cov_u && s > 0.0 ? eta.cov_u[i] : 0.0;
     const auto k = static_cast<std::size_t>(i);
     var[k] = std::max(0.0, eta.var[i] + s2 - 2.0 * c);
-    mean[i] = eta.mean[i] - eta.u_mean;
-    tilted[k] = mean[i] + (c - s2);
+    const double mean = eta.mean[i] - eta.u_mean;
+    reflected[i] = -mean;
+    tilted[k] = mean + (c - s2);
   }
-  double *e0 = scratch.e0.data(), *e1 = scratch.e1.data(), *e2 = scratch.e2.data();
-  quadrature::gaussian_expectations(SoftplusKernel{}, SoftplusKernel::tiers(), mean, var.data(), n, e0, e1, e2,
-                                    scratch);
+  double *e0 = scratch.e0.data(), *e1 = scratch.e1.data(), *e2 = scratch.e2.data();  // of -d
+  quadrature::gaussian_expectations(SoftplusKernel{}, SoftplusKernel::tiers(), reflected, var.data(), n, e0, e1,
+                                    e2, scratch);
   quadrature::gaussian_expectations(SoftplusKernel{}, SoftplusKernel::tiers(), tilted.data(), var.data(), n,
                                     t0.data(), t1.data(), t2.data(), scratch);
   // A0, A1, A2 per count: the counts below kTable once per call, larger ones per row.
@@ -173,13 +182,13 @@ void NegativeBinomialLog::expected_log_lik(const EtaMoments& eta, const ad::GlmR
     } else {
       a = u_terms(y, eta.u_mean, s, rule);
     }
-    const double log_const = rows.log_constant ? rows.log_constant[i] : -math::log_factorial(y);
-    out.value[i] = a[0] + log_const + (y == 0.0 ? 0.0 : y * mean[i]) - y * e0[i] - K * t0[k];
-    out.d_mean[i] = y - y * e1[i] - K * t1[k];
+    // a[0] holds the row's constant -log y!, the likelihood's log_constant, whole.
+    out.value[i] = a[0] - y * e0[i] - K * t0[k];
+    out.d_mean[i] = y * e1[i] - K * t1[k];
     out.d_var[i] = -0.5 * (y * e2[i] + K * t2[k]);
     if (out.d_cov_u) out.d_cov_u[i] = y * e2[i] + K * (t2[k] - t1[k]);
     const double wt = ad::row_weight(rows, i);
-    du_mean += wt * (a[1] - y + y * e1[i] + K * (t1[k] - t0[k]));
+    du_mean += wt * (a[1] - y * e1[i] + K * (t1[k] - t0[k]));
     du_var += 0.5 * wt * (a[2] - y * e2[i] + K * (2.0 * t1[k] - t0[k] - t2[k]));
   }
   out.d_u_mean += du_mean;

@@ -35,6 +35,12 @@ DATASETS = ["indep_n1000_d10", "equicorr_n1000_d10", "nearsep_n500_d5", "imbalan
             "beta_n300_d3"]
 # Issue 19's target for each new likelihood: the default fit within 1e-7 of the reference optimum.
 NEW_LIKELIHOODS = ["negbin_n300_d3", "lognormal_n300_d3", "gamma_n300_d3", "beta_n300_d3"]
+# Counts near 10^6, whose log masses are differences of terms near y log y: the exact optimizer
+# stalled on the rounding of its ELBO (200 iterations meanfield, "no step improves" fullrank) until
+# the expectation took those differences whole. Only the 1e-7 target, not the ELBO's equality:
+# the reference's ELBO moves by 2e-6 with a finer quadrature here (make_datasets.py's quad check).
+LARGE_COUNTS = ["negbin_bigcount_n300_d3"]
+NEW_LIKELIHOODS += LARGE_COUNTS
 NEW_BOUND = 1e-7
 FAMILIES = ["meanfield", "fullrank"]
 MEAN_BOUND, SD_BOUND = 1e-6, 1e-6  # exact
@@ -66,7 +72,7 @@ class DefaultsReachTheFamilyOptimum(unittest.TestCase):
         for name in os.listdir(stored):
             shutil.copy(os.path.join(stored, name), cls.suite)
         p = subprocess.run([sys.executable, os.path.join(REFERENCE_DIR, "make_datasets.py"), cls.suite,
-                            "--only", ",".join(DATASETS), "--families", ",".join(FAMILIES)],
+                            "--only", ",".join(DATASETS + LARGE_COUNTS), "--families", ",".join(FAMILIES)],
                            capture_output=True, text=True, timeout=300)
         if p.returncode != 0:
             cls._tmp.cleanup()

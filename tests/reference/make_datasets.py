@@ -169,6 +169,10 @@ SUITE = [
     dict(name="negbin_ar09_n2000_d10", likelihood="negative_binomial_log", n=2000,
          blocks=[("ar1", 10, 0.9)], beta=("normal", 0.2), mean_count=6.0, phi=0.7, offset=True,
          exposure=True, raw=True, note="negative binomial (phi 0.7) with offset and exposure, AR(1) 0.9"),
+    dict(name="negbin_bigcount_n300_d3", likelihood="negative_binomial_log", n=300, blocks=[("indep", 3)],
+         beta=("fixed", [0.5, -0.3, 0.2]), mean_count=1e6, phi=2.0, raw=True,
+         note="negative binomial (phi 2) with counts near 10^6: each row's log mass a difference of "
+              "terms near y log y, so the ELBO's rounding must not outgrow the line search's slack"),
     dict(name="lognormal_n300_d3", likelihood="lognormal", n=300, blocks=[("indep", 3)],
          beta=("fixed", [0.5, -0.3, 0.2]), alpha=1.0, sigma=0.6, raw=True,
          note="lognormal (sigma 0.6), positive responses; sigma ~ half_normal(5)"),

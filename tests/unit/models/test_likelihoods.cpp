@@ -15,6 +15,7 @@
 
 #include "inference/ad/ad.hpp"
 #include "inference/math/log_ndtr.hpp"
+#include "inference/quadrature/gaussian_expectation.hpp"
 #include "models/likelihoods/likelihood.hpp"
 
 // Each test file has a namespace of its own: the unit tests compile in unity batches.
@@ -159,6 +160,38 @@ TEST_CASE("fused and composed likelihoods agree to 1e-12, values and gradients")
           log_lik(*models::make_likelihood(family, layout, {false}), params, block, &g_composed);
       CHECK((v_fused - v_composed).abs().maxCoeff() <= 1e-12 * v_composed.abs().maxCoeff());
       CHECK((g_fused - g_composed).abs().maxCoeff() <= 1e-12 * g_composed.abs().maxCoeff());
+    }
+  }
+}
+
+// poisson_log's exact expectation at large counts: between two nearby q (means m, m + h, variance
+// v) its value must change by y h - (e^(m + h + v/2) - e^(m + v/2)) to rounding of that change,
+// not of the terms near y log y it once was the difference of (3e-8 a row at y = 3.6e7, which
+// stalled the exact optimizer's line search). The reference in long double, by expm1; 1e-10 where
+// the old sum was 7e-8 off at y = 3.6e7.
+TEST_CASE("poisson_log: a large count's expected log mass changes with q to rounding of the change") {
+  models::ParameterLayout layout;
+  layout.add({"beta", 0, 1, true, {}});
+  const auto lik = models::make_likelihood("poisson_log", layout, {true});
+  for (const double y : {1024.0, 3.63e7}) {
+    for (const double h : {1e-9, 1e-7, 1e-5}) {
+      INFO("y = " << y << ", h = " << h);
+      const double m0 = std::log(y) - 1e-3, v0 = 1e-6;
+      const double ys[2] = {y, y}, m[2] = {m0, m0 + h}, v[2] = {v0, v0};
+      double value[2], dm[2], dv[2], dc[2];
+      models::EtaMoments eta{m, v, 2, 0.0, 0.0, nullptr};
+      ad::GlmRows rows;
+      rows.y = ys;
+      rows.rows = 2;
+      models::RowExpectations out{value, dm, dv, dc};
+      quadrature::ExpectationScratch scratch;
+      lik->expected_log_lik(eta, rows, out, scratch);
+      const long double rate = std::exp(static_cast<long double>(m0) + 0.5L * v0), hl = h;
+      const long double want = y * hl - rate * std::expm1(hl);
+      CHECK(std::abs((value[1] - value[0]) - static_cast<double>(want)) <=
+            1e-10 * std::max(1.0, std::abs(static_cast<double>(want))));
+      CHECK(dm[0] == doctest::Approx(static_cast<double>(y - rate)).epsilon(1e-10));  // m + v/2 rounds by 4e-15
+      CHECK(dv[0] == doctest::Approx(static_cast<double>(-0.5L * rate)).epsilon(1e-14));
     }
   }
 }

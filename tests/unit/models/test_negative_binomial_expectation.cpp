@@ -135,4 +135,29 @@ TEST_CASE("negative_binomial_log: u_var = 0 (phi known) keeps eta's variance") {
   }
 }
 
+// A large count, q a point at eta = m and phi known (v = u_var = 0): the expected log mass is the
+// log mass, and its change between two nearby m must come out to rounding of the change, not of
+// the terms near y log y and y |d| it once was the difference of (their rounding, 1e-6 a row at
+// y = 5.85e8, stalled the exact optimizer's line search). The reference difference in long
+// double, without those terms: y h - (y + phi) log1p(e^m expm1(h) / (e^m + phi)).
+TEST_CASE("negative_binomial_log: a large count's expected log mass changes with q to rounding of the change") {
+  const auto lik = make();
+  const double phi = 2.0;
+  for (const double y : {7.66e6, 5.85289610e8}) {
+    const double m0 = std::log(y) + 0.3;
+    for (const double h : {1e-9, 1e-7, 1e-5}) {
+      INFO("y = " << y << ", h = " << h);
+      const Eigen::ArrayXd ys = Eigen::ArrayXd::Constant(2, y), v = Eigen::ArrayXd::Zero(2), c = v;
+      Eigen::ArrayXd m(2);
+      m << m0, m0 + h;
+      const Result r = evaluate(*lik, ys, m, v, c, std::log(phi), 0.0, false);
+      const long double em = std::exp(static_cast<long double>(m0)), hl = h;
+      const long double want =
+          y * hl - (y + phi) * std::log1p(em * std::expm1(hl) / (em + static_cast<long double>(phi)));
+      CHECK(std::abs((r.value[1] - r.value[0]) - static_cast<double>(want)) <=
+            1e-10 * std::max(1.0, std::abs(static_cast<double>(want))));
+    }
+  }
+}
+
 }  // namespace test_negative_binomial_expectation
