@@ -400,7 +400,7 @@ const Section& inference_section() {
            "monte_carlo runs every iteration, exact stops on tol_grad."},
           {"tol_step", Kind::nullable_number, nullptr, false, {0, 1, true, false}, {},
            "monte_carlo with the natural optimizer: stop once q has stopped moving, when 10 steps in a row "
-           "(from iteration 15 on) each move q's means by at most this many of its sds and its log sds "
+           "each move q's means by at most this many of its sds and its log sds "
            "(fullrank: and the logs of its Cholesky diagonal) by at most this, every move divided by its step "
            "size rho (so: the distance to the optimum each step estimates; its Monte Carlo noise keeps a noisy "
            "fit running). Not given: 0.05 when neither max_iterations nor tol_rel_obj is given, else null "

@@ -140,7 +140,7 @@ TEST_CASE("initial mode: no mode, no usable start") {
 
 TEST_CASE("initial mode: Laplace's approximation sets the families") {
   vi::ModeFit fit;
-  fit.mode = Eigen::Vector2d(1.0, -2.0);
+  fit.mode = (Eigen::VectorXd(2) << 1.0, -2.0).finished();  // not a Vector2d: GCC 12 -Warray-bounds noise
   fit.precision.resize(2, 2);
   fit.precision << 4.0, 1.0, 1.0, 2.0;
   fit.ok = true;
