@@ -65,6 +65,14 @@ class BinaryTestCase(unittest.TestCase):
     def write_config(self, cfg, name="config.json"):
         return self.write(name, json.dumps(cfg) if not isinstance(cfg, str) else cfg)
 
+    def simulate_csv(self, likelihood, rows, features, name, seed, *extra):
+        """`bayes-vi simulate` data in the test's folder (one thread): its path."""
+        csv = self.path(name + ".csv")
+        p = run(["simulate", "--rows", str(rows), "--features", str(features), "--seed", str(seed),
+                 "--likelihood", likelihood, "--output", csv, "--threads", "1"] + list(extra))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return csv
+
     def assert_error(self, proc, code, where=None, contains=None):
         """SPEC.md's error contract: the exit code, and one stderr line
         'bayes-vi: error: WHERE: WHAT' naming the place."""

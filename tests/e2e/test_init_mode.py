@@ -14,11 +14,7 @@ from bvi_test import BinaryTestCase, run
 
 class InitMode(BinaryTestCase):
     def simulate(self, likelihood, rows, features, name, *extra):
-        csv = self.path(name + ".csv")
-        p = run(["simulate", "--rows", str(rows), "--features", str(features), "--seed", "23",
-                 "--likelihood", likelihood, "--output", csv, "--threads", "1"] + list(extra))
-        self.assertEqual(p.returncode, 0, p.stderr)
-        return csv
+        return self.simulate_csv(likelihood, rows, features, name, 23, *extra)
 
     def config(self, csv, likelihood, inference=None, name="c.json", formula=None):
         priors = {"beta": {"normal": {"loc": 0, "scale": 10}}}
