@@ -1,4 +1,4 @@
-// The benchmark harness of issue 5. Three sections, each a ratio against the hand-written
+// The benchmark harness. Three sections, each a ratio against the hand-written
 // reference kernel (../shared/bench/reference_kernel.cpp, built by CMake with the project's
 // flags) measured in the same run, so that the load of a shared machine cancels out:
 //

@@ -13,7 +13,7 @@ scratch folder, as a user runs it before loo), `bayes-vi loo` (full PSIS-LOO) an
 fit's median in the same run (the figure to quote on a shared machine), the same for CPU seconds
 (user + sys, steadier than wall time when other jobs share the cores) and the peak RSS, and for
 --subsample the estimate's distance to the full loo's in subsampling standard errors.
-Issue 20's targets: full loo at 10^5 x 20 x 1000 in less time than the fit; at 10^6 rows,
+The targets: full loo at 10^5 x 20 x 1000 in less time than the fit; at 10^6 rows,
 --subsample 1000 within 2 subsampling se of the full loo, in less time than the fit.
 """
 import argparse

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time to the posterior against lme4's point estimate and NUTS, on issue 18's reference data.
+"""Time to the posterior against lme4's point estimate and NUTS, on the reference data.
 
 On the two many-groups reference problems (tests/reference/multilevel: h_many_groups_correlated,
 y ~ x + (1 + x | g), and i_many_groups_uncorrelated, y ~ x + (1 + x || g); about 12,500 rows in

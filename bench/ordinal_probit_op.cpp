@@ -1,4 +1,4 @@
-// The fused ordinal probit op alone (issue 19's speed target; README, "ordinal_probit_packet"):
+// The fused ordinal probit op alone (the speed target; README, "ordinal_probit_packet"):
 // elements (draw x row) per second of ad::ordinal_glm(..., probit) forward and backward, on data
 // shaped like a default fit of bench/ordinal_time.py: K = 5 categories, cutpoints near
 // -1.5, -0.5, 0.5, 1.5 with draw-to-draw noise, S = 128 draws, eta ~ N(0, 1.3) per element.

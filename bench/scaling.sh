@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Thread and rank scaling of one gradient step (issue 4): 10^6 rows x 100 features, 64 draws,
+# Thread and rank scaling of one gradient step: 10^6 rows x 100 features, 64 draws,
 # 1 vs 2 threads and 1 vs 2 MPI ranks, median of REPEATS runs of STEPS steps each.
 #
 #   bench/scaling.sh [BUILD_DIR] [ROWS] [FEATURES] [DRAWS]

@@ -553,7 +553,7 @@ Config parse_config_text(const std::string& text, const std::string& path, const
                                                         ", but /model/categories is " +
                                                         std::to_string(cfg.model.categories));
   if (data.contains("levels")) {
-    // The ordinal response's labels in order (issue 19): K from the list, each label read as its
+    // The ordinal response's labels in order: K from the list, each label read as its
     // position. Labels are compared as text after trimming the cell's spaces, so a level must be
     // trimmed itself, and it must not read as a missing cell.
     if (!ordinal)

@@ -2,7 +2,7 @@
 fits that recover the truth, predict, responses of 0 and 1 refused; those run it through
 likelihood_models.py and multilevel_models.py with the other likelihoods): what check reports
 for it (phi's default prior, how the exact expectation is taken) and, where statsmodels is
-installed, issue 19's frequentist target: with vague priors on 10^5 rows the posterior means
+installed, the frequentist target: with vague priors on 10^5 rows the posterior means
 within 0.05 posterior sd of statsmodels' BetaModel (logit mean, log precision; measured with
 default priors on 10^5 x 20: 0.002 sd); and against a long NUTS run on simulated data (2000 rows,
 tests/reference/sim_beta.json, made by make_positive_sim.py; rstan with Stan's beta_proportion,

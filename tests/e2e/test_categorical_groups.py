@@ -1,4 +1,4 @@
-"""categorical_logit with group effects (issue 19; brms's `y ~ x + (1 | g)` with family categorical):
+"""categorical_logit with group effects (brms's `y ~ x + (1 | g)` with family categorical):
 each non-reference category k has its own varying effects r_g.k.l.e, sds sd_g.k.e and correlations
 cor_g.k.i.j. eval's log joint and gradient against numpy/scipy written here (softmax, scipy's norm,
 halfnorm and multivariate_normal, the LKJ density of multilevel_models.py) for (1 + x1 | g) with

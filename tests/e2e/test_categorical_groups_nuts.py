@@ -1,4 +1,4 @@
-"""categorical_logit with a varying intercept per category against a long NUTS run (issue 19's
+"""categorical_logit with a varying intercept per category against a long NUTS run (the
 target: population effects within 0.1 NUTS posterior sd, sds within 10 %). Simulated data (1000
 rows, 20 groups, K = 3; tests/reference/categorical_groups_nuts.py), the reference rstan's NUTS on
 Stan's categorical_logit, 4 chains x (1000 + 3000) draws (tests/reference/fixtures/

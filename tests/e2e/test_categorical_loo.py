@@ -1,4 +1,4 @@
-"""`bayes-vi loo` and `compare` for categorical_logit (issue 20 for issue 19's multinomial logit).
+"""`bayes-vi loo` and `compare` for categorical_logit (for the multinomial logit).
 
 Three fits of 400 simulated rows (K = 3, 12 groups): y ~ x1 + x2 + (1 | g) and y ~ x2 + (1 | g)
 with the first category the reference, and y ~ x1 + x2 with the second. Every row's log likelihood

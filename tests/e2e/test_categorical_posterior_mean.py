@@ -1,5 +1,5 @@
 """categorical_logit's Gaussian approximation on a large, nearly Gaussian posterior: its means sit on
-the posterior mean, which is not the maximum likelihood estimate (issue 19's "within 0.05 sd of
+the posterior mean, which is not the maximum likelihood estimate (the "within 0.05 sd of
 MNLogit at 10^5 rows").
 
 For a posterior log p with mode m, Hessian H and third derivatives T, the posterior mean is

@@ -1,4 +1,4 @@
-"""A column's kind comes from all of its values, never its first alone (issue 22): one bad cell in a
+"""A column's kind comes from all of its values, never its first alone: one bad cell in a
 numeric column is a data error (65) naming it as FILE:LINE, never a hundred indicator columns;
 control bytes and bytes that are not UTF-8 in a used cell are 65 at their line; a population-level
 term of a column with nearly one level per row is refused unless /data/allow_many_levels lists it;

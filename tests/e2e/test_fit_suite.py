@@ -33,7 +33,7 @@ DATASETS = ["indep_n1000_d10", "equicorr_n1000_d10", "nearsep_n500_d5", "imbalan
             "lognormal_n300_d3", "gamma_n300_d3",
             # proportions: beta_logit's precision under brms's gamma(0.01, 0.01), a 2-D rule per row
             "beta_n300_d3"]
-# Issue 19's target for each new likelihood: the default fit within 1e-7 of the reference optimum.
+# The target for each new likelihood: the default fit within 1e-7 of the reference optimum.
 NEW_LIKELIHOODS = ["negbin_n300_d3", "lognormal_n300_d3", "gamma_n300_d3", "beta_n300_d3"]
 # Counts near 10^6, whose log masses are differences of terms near y log y: the exact optimizer
 # stalled on the rounding of its ELBO (200 iterations meanfield, "no step improves" fullrank) until

@@ -16,7 +16,7 @@ Targets for the default fit (bayes-vi fit CONFIG, nothing else set): population-
 mean for a factor with 20 or more levels, within 0.3 NUTS sd for fewer; the group effects within
 0.2 NUTS sd on average. Fixtures not (yet) made are skipped.
 
-Issue 18's two problems (400 groups of 1 to several hundred rows, normal, a skewed count 0..4 as
+The two problems (400 groups of 1 to several hundred rows, normal, a skewed count 0..4 as
 the varying slope's covariate, `(1 + x | g)` with correlation -0.5 and `(1 + x || g)`) also hold
 the correlations within 0.3 NUTS sd and the median, over the group effects, of the fit's sd over
 NUTS's sd within 0.9-1.1."""
@@ -80,7 +80,7 @@ class MultilevelAgainstNuts(BinaryTestCase):
         return summary, nuts
 
     def check_correlations_and_effect_sds(self, summary, nuts):
-        """Issue 18's extras: each correlation within 0.3 NUTS sd, and the median over the group
+        """The extras: each correlation within 0.3 NUTS sd, and the median over the group
         effects of the fit's sd / NUTS's sd within 0.9-1.1."""
         cors, ratios = 0, []
         for q in summary["parameters"]:

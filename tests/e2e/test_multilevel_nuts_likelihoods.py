@@ -1,4 +1,4 @@
-"""Varying intercepts of issue 19's likelihoods against long NUTS runs: student_t, ordinal_logit,
+"""Varying intercepts of the likelihoods against long NUTS runs: student_t, ordinal_logit,
 ordinal_probit and beta_logit (negative_binomial_log, gamma_log and lognormal are in
 test_multilevel_nuts.py, categorical_logit in test_categorical_groups_nuts.py).
 
@@ -10,7 +10,7 @@ ordinal_probit (K = 4, priors as k's). The references are rstan's NUTS on hand-w
 Stan programs, 4 chains, R-hat <= 1.01, bulk ESS >= 1000, no divergences
 (tests/reference/multilevel/fixtures/NAME.nuts.json, made by nuts_multilevel.py --min-ess 1000).
 
-Issue 19's targets for the default fit (bayes-vi fit CONFIG, nothing else set; auto picks the Monte
+The targets for the default fit (bayes-vi fit CONFIG, nothing else set; auto picks the Monte
 Carlo method's fullrank for student_t and the ordinal ones, P = 36, and the exact method's sparse
 family for beta_logit): population effects, the likelihood's own parameters (sigma, nu, phi) and
 the cutpoints within 0.1 NUTS posterior sd of NUTS's mean; the group sd within 10 % of NUTS's mean

@@ -4,7 +4,7 @@ through likelihood_models.py and multilevel_models.py with the other likelihoods
 reports for it (the response's variance beside its mean, phi's default prior, how the exact
 expectation is taken), the default prior when the config gives none, a multilevel fit with
 correlated varying intercepts and slopes and an offset, and overdispersed counts held out, where
-its predictive density beats the Poisson's; and, where statsmodels is installed, issue 19's
+its predictive density beats the Poisson's; and, where statsmodels is installed, the
 frequentist target: with vague priors on 10^5 rows the posterior means within 0.05 posterior sd
 of statsmodels' NegativeBinomial estimates (phi = 1/alpha there; measured: 0.003 sd at most)."""
 import json

@@ -1,4 +1,4 @@
-"""negative_binomial_log against a long NUTS run on public data (issue 19's target: population
+"""negative_binomial_log against a long NUTS run on public data (the target: population
 effects and the likelihood's parameter within 0.1 NUTS posterior sd, sds within 10 %).
 
 Every fifth row of the RAND Health Insurance Experiment data as statsmodels ships it (4,038 rows:

@@ -1,4 +1,4 @@
-"""`bayes-vi loo` and `compare` for ordinal_logit and ordinal_probit (issue 20 for issue 19's
+"""`bayes-vi loo` and `compare` for ordinal_logit and ordinal_probit (the
 cumulative ordinal models).
 
 Fits of 300 simulated rows (K = 4, 10 groups; ordinal_models.py): ordinal_logit y ~ x1 + x2 + (1 | g)

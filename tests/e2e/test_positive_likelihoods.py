@@ -4,7 +4,7 @@ through likelihood_models.py and multilevel_models.py with the other likelihoods
 reports for them (log y's mean and sd beside y's, the default priors, how the exact expectation
 is taken), the default priors when the config gives none (lognormal's are the normal
 likelihood's on log y), a multilevel gamma fit with a varying intercept; and, where statsmodels is
-installed, issue 19's frequentist target: with vague priors on 10^5 rows the posterior means
+installed, the frequentist target: with vague priors on 10^5 rows the posterior means
 within 0.05 posterior sd of statsmodels' GLM Gamma (log link) coefficients and of the shape's
 maximum-likelihood estimate (statsmodels' own scale is Pearson's moment estimate, not the ML
 one, so the shape's is computed here with scipy at statsmodels' coefficients), and of OLS on

@@ -1,4 +1,4 @@
-"""lognormal and gamma_log against long NUTS runs (issue 19's target: population effects and the
+"""lognormal and gamma_log against long NUTS runs (the target: population effects and the
 likelihood's parameter within 0.1 NUTS posterior sd, sds within 10 %).
 
 No public dataset of positive responses with 10^3 rows ships in a Debian package (statsmodels'

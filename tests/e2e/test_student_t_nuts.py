@@ -1,4 +1,4 @@
-"""student_t against a long NUTS run (issue 19's target: population effects and the likelihood's
+"""student_t against a long NUTS run (the target: population effects and the likelihood's
 parameters within 0.1 NUTS posterior sd, sds within 10 %). The data are simulated with gross
 outliers (tests/reference/make_student_sim.py: 2000 rows, four features, 0.8 t_4 noise and 3 % of
 the rows shifted by 8 to 15); tests/reference/sim_student.json gives alpha ~ normal(0, 5), beta ~

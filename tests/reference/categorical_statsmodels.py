@@ -1,4 +1,4 @@
-"""categorical_logit against statsmodels' MNLogit (issue 19's frequentist target: with vague priors
+"""categorical_logit against statsmodels' MNLogit (the frequentist target: with vague priors
 on many rows the posterior means within ~0.05 posterior sd of the maximum likelihood estimates, and
 the posterior sds near the MLE's standard errors). Simulates N rows (x ~ N(0, 1), 3 features,
 K = 4 categories, category 1 the reference, an intercept and coefficient vector per other

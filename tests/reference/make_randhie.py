@@ -9,7 +9,7 @@ reproducibly:
 Every fifth data row (rows 1, 6, 11, ... of the file: 4,038 rows), lines copied as they are:
 mdvis (outpatient visits to a doctor, the overdispersed count: mean 2.9, variance 20 in the whole
 set), then lncoins, idp, lpi, fmde, physlm, disea, hlthg, hlthf, hlthp (statsmodels' data.py
-describes them). The fifth keeps the NUTS run to minutes while staying above issue 19's 10^3 rows.
+describes them). The fifth keeps the NUTS run to minutes while staying above the 10^3 rows.
 
 Licence: public domain (statsmodels' COPYRIGHT for the set); collected by the RAND corporation's
 Health Insurance Experiment, as used in Cameron & Trivedi, Microeconometrics (2005).

@@ -1,4 +1,4 @@
-"""ordinal_logit / ordinal_probit against statsmodels' OrderedModel (issue 19's frequentist target:
+"""ordinal_logit / ordinal_probit against statsmodels' OrderedModel (the frequentist target:
 with vague priors on 10^5 rows the posterior means within 0.05 posterior sd of the maximum
 likelihood estimates). Simulates N rows (x ~ N(0, 1), 5 features, K = 5, cutpoints
 (-2, -0.7, 0.4, 1.8)), fits them with bayes-vi (vague priors: beta ~ normal(0, 100), cutpoints ~

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Row weights against statsmodels' weighted GLM (issue 19's frequentist target for weighted rows).
+"""Row weights against statsmodels' weighted GLM (the frequentist target for weighted rows).
 
 Simulates N rows (default 10^5) with 4 features and integer frequency weights 0..4, for three
 likelihoods: bernoulli_logit (GLM Binomial), poisson_log with an exposure (GLM Poisson,

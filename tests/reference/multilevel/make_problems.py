@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The multilevel reference problems (issue 12): simulated data and bayes-vi configs.
+"""The multilevel reference problems: simulated data and bayes-vi configs.
 
     /usr/bin/python3 tests/reference/multilevel/make_problems.py [OUTDIR] [--check]
 
@@ -48,7 +48,7 @@ h_many_groups_correlated
                       median 16 rows, 1 to 459; four singletons forced and three of 300-500 rows).
                       x a count 0..4 (min(4, Poisson) with a group-varying rate: skewed, about 40 %
                       zeros and 4 % fours). Truth: alpha 1, beta 0.5, sd_g (0.6, 0.3), cor -0.5
-                      (drawn, not recoloured), sigma 1. Issue 18's reference.
+                      (drawn, not recoloured), sigma 1. The many-unequal-groups reference.
 i_many_groups_uncorrelated
                       the same shape of data (its own draw), y ~ x + (1 + x || g): independent
                       intercepts and slopes, sd_g (0.6, 0.3).

@@ -1,4 +1,4 @@
-// categorical_logit with group effects (issue 19): each non-reference category k has its own
+// categorical_logit with group effects: each non-reference category k has its own
 // r_F.k.l.e, sd_F.k.e (and cor_F.k.i.j). The log joint on the constrained scale against one
 // written out here (softmax in long double, normal and half-normal priors by hand, the effects read
 // by their parameter names); its gradient against central differences on the unconstrained scale
