@@ -68,40 +68,17 @@ double d2_log_ndtr(double x, double r) {
   return -r * (x * a / (1.0 + a));
 }
 
-// A packet of x, all above -20, through the scaled erfcx(u) = e^{u^2} erfc(u) (one call, no erfc
-// underflow), c = sqrt(2/pi), k = 1/sqrt 2:
-//   x <= 0: Phi(x) = erfcx(-x k) e^{-x^2/2} / 2,  log Phi = log(erfcx(-x k) / 2) - x^2/2,  r = c / erfcx(-x
-//   k); x > 0:  Phi(x) = 1 - q,  q = e^{-x^2/2} erfcx(x k) / 2 <= 1/2,  log Phi = log1p(-q) by Kahan's
-//           log(u) (-q) / (u - 1), u = 1 - q (relative accuracy where log Phi is as small as 1e-300),
-//           r = phi(x) / Phi(x);
-//   f'' = -r (x + r) (the sum cancels only below -20, where the scalar series takes over).
+// A packet of x above -20: log Phi and r = phi/Phi from the ordered probit's end-category form
+// (one erfcx, one log, one division per lane; ordinal_probit_packet.hpp), and f'' = -r (x + r),
+// whose sum cancels only below -20, where the scalar series takes over.
 void log_ndtr_packet(const double* x_in, double* f0, double* f1, double* f2) {
   namespace ei = Eigen::internal;
   using Packet = ei::packet_traits<double>::type;
-  auto c = [](double v) { return ei::pset1<Packet>(v); };
-  const Packet x = ei::ploadu<Packet>(x_in), zero = c(0.0), one = c(1.0), half = c(0.5);
-  const Packet e = ad::detail::packet_erfcx(ei::pmul(ei::pabs(x), c(math::kInvSqrt2)));
-  const Packet h = ei::pmul(half, ei::pmul(x, x));
-  const Packet pos = ei::pcmp_lt(zero, x);
-  const Packet c_neg = c(0.79788456080286535588);  // sqrt(2/pi)
-  Packet l, r;
-  if (ei::predux_any(pos)) {  // one log and one division per lane, whichever branch it takes
-    const Packet g = ei::pexp(ei::pnegate(h));
-    const Packet q = ei::pmul(half, ei::pmul(g, e));
-    const Packet u = ei::psub(one, q), um1 = ei::psub(u, one);
-    const Packet exact = ei::pcmp_eq(um1, zero);  // q below half an ulp of 1: log1p(-q) = -q
-    const Packet L = ei::plog(ei::pselect(pos, u, ei::pmul(half, e)));
-    const Packet kahan = ei::pselect(exact, ei::pnegate(q),
-                                     ei::pdiv(ei::pmul(L, ei::pnegate(q)), ei::pselect(exact, one, um1)));
-    l = ei::pselect(pos, kahan, ei::psub(L, h));
-    r = ei::pdiv(ei::pselect(pos, ei::pmul(g, c(0.39894228040143267794)), c_neg), ei::pselect(pos, u, e));
-  } else {
-    l = ei::psub(ei::plog(ei::pmul(half, e)), h);
-    r = ei::pdiv(c_neg, e);
-  }
-  ei::pstoreu(f0, l);
-  ei::pstoreu(f1, r);
-  ei::pstoreu(f2, ei::pnegate(ei::pmul(r, ei::padd(x, r))));
+  const Packet x = ei::ploadu<Packet>(x_in);
+  const auto t = ad::detail::packet_log_ndtr(x);
+  ei::pstoreu(f0, t.l);
+  ei::pstoreu(f1, t.db);
+  ei::pstoreu(f2, ei::pnegate(ei::pmul(t.db, ei::padd(x, t.db))));
 }
 
 void log_ndtr_scalar(double x, double* f0, double* f1, double* f2) {

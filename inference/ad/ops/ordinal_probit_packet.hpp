@@ -85,7 +85,9 @@ struct ProbitTerms {
 
 // One bound: l = log Phi(b) and dl/db = phi(b)/Phi(b) (da is left 0), from erfcx(|b| k):
 //   b <= 0: Phi(b) = erfcx(-b k) e^{-b^2/2} / 2, l = log(erfcx(-b k) / 2) - b^2/2, dl/db = c / erfcx(-b k);
-//   b > 0:  Phi(b) = 1 - e^{-b^2/2} erfcx(b k) / 2 (>= 1/2, no cancellation), dl/db = phi(b) / Phi(b).
+//   b > 0:  Phi(b) = 1 - q, q = e^{-b^2/2} erfcx(b k) / 2 <= 1/2, dl/db = phi(b) / Phi(b), and
+//           l = log1p(-q) by Kahan's log(u) (-q) / (u - 1), u = 1 - q: relative accuracy where l is
+//           as small as 1e-300 (log(u) alone keeps only its absolute error, 1e-16).
 // The first category is (-inf, b); the last, (a, inf), is (-inf, -a) reflected. b = -inf (the
 // scalar kernel's equal bounds), NaN, or beyond 1e100 in size: flagged.
 template <class Packet>
@@ -100,15 +102,20 @@ ProbitTerms<Packet> packet_log_ndtr(const Packet& b) {
   const Packet hb = ei::pmul(half, ei::pmul(b, b));
   const Packet neg = ei::pcmp_le(b, zero);
   const Packet root_2_over_pi = c(0.79788456080286535588);
-  Packet arg = ei::pmul(half, eb), db = ei::pdiv(root_2_over_pi, eb);
-  if (ei::predux_any(ei::pcmp_lt(zero, b))) {  // some b > 0
-    const Packet gb = ei::pexp(ei::pnegate(hb));
-    const Packet phi = ei::pmul(gb, c(0.39894228040143267794));  // e^{-b^2/2} / sqrt(2 pi)
-    const Packet big_phi = ei::psub(c(1.0), ei::pmul(half, ei::pmul(gb, eb)));
-    arg = ei::pselect(neg, arg, big_phi);
-    db = ei::pselect(neg, db, ei::pdiv(phi, big_phi));
-  }
-  const Packet l = ei::psub(ei::plog(arg), ei::pselect(neg, hb, zero));
+  if (!ei::predux_any(ei::pcmp_lt(zero, b)))  // every b <= 0
+    return {ei::psub(ei::plog(ei::pmul(half, eb)), hb), zero, ei::pdiv(root_2_over_pi, eb), flag};
+  const Packet one = c(1.0);
+  const Packet gb = ei::pexp(ei::pnegate(hb));
+  const Packet q = ei::pmul(half, ei::pmul(gb, eb));
+  const Packet u = ei::psub(one, q), um1 = ei::psub(u, one);  // u - 1 exact
+  const Packet L = ei::plog(ei::pselect(neg, ei::pmul(half, eb), u));
+  const Packet exact = ei::pcmp_eq(um1, zero);  // q below half an ulp of 1: log1p(-q) = -q
+  const Packet upper = ei::pselect(exact, ei::pnegate(q),
+                                   ei::pdiv(ei::pmul(L, ei::pnegate(q)), ei::pselect(exact, one, um1)));
+  const Packet l = ei::pselect(neg, ei::psub(L, hb), upper);
+  // One division: c / erfcx below 0, phi / Phi above (phi = e^{-b^2/2} / sqrt(2 pi)).
+  const Packet db = ei::pdiv(ei::pselect(neg, root_2_over_pi, ei::pmul(gb, c(0.39894228040143267794))),
+                             ei::pselect(neg, eb, u));
   return {l, zero, db, flag};
 }
 
