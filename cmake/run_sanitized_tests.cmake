@@ -21,15 +21,22 @@ set(flags "-O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=address,und
 if(NOT FUZZ)
   set(FUZZ OFF)
 endif()
-# A tree configured with another compiler is configured afresh.
+# A tree configured with another compiler or generator is configured afresh. The generator is the
+# parent tree's (GENERATOR): with Ninja, the tests' and fuzz targets' files compile beside the library's.
 if(EXISTS ${BIN}/CMakeCache.txt)
   file(STRINGS ${BIN}/CMakeCache.txt cached REGEX "^CMAKE_CXX_COMPILER:")
-  if(NOT cached STREQUAL "CMAKE_CXX_COMPILER:FILEPATH=${CXX}" AND NOT cached STREQUAL "CMAKE_CXX_COMPILER:STRING=${CXX}")
-    file(REMOVE_RECURSE ${BIN}/CMakeCache.txt ${BIN}/CMakeFiles)
+  file(STRINGS ${BIN}/CMakeCache.txt cached_generator REGEX "^CMAKE_GENERATOR:")
+  if((NOT cached STREQUAL "CMAKE_CXX_COMPILER:FILEPATH=${CXX}" AND NOT cached STREQUAL "CMAKE_CXX_COMPILER:STRING=${CXX}")
+     OR (GENERATOR AND NOT cached_generator STREQUAL "CMAKE_GENERATOR:INTERNAL=${GENERATOR}"))
+    file(REMOVE_RECURSE ${BIN}/CMakeCache.txt ${BIN}/CMakeFiles ${BIN}/build.ninja ${BIN}/Makefile)
   endif()
 endif()
+set(generator_option "")
+if(GENERATOR)
+  set(generator_option "-G${GENERATOR}")
+endif()
 execute_process(
-  COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${BIN} -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_CXX_COMPILER=${CXX}
+  COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${BIN} ${generator_option} -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_CXX_COMPILER=${CXX}
           "-DCMAKE_CXX_FLAGS_SANITIZE=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
           -DBVI_IS_SANITIZER_BUILD=ON -DBVI_SANITIZERS=OFF -DBVI_NATIVE=OFF -DBVI_FUZZ=${FUZZ}
   RESULT_VARIABLE rc)

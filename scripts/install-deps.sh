@@ -5,7 +5,7 @@
 # libFuzzer and its OpenMP runtime, for scripts/fuzz.sh and ctest's fuzz_smoke_* entries. Needs root, or sudo.
 set -euo pipefail
 
-packages=(cmake g++ make pkg-config
+packages=(cmake g++ make ninja-build pkg-config
           libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev doctest-dev
           libopenmpi-dev openmpi-bin librandom123-dev
           python3 python3-numpy python3-matplotlib)
