@@ -51,9 +51,12 @@ ad::Var PoissonLog::log_lik(const ad::Var& params, const DataBlock<float>& block
 // A large count's terms are each near y log y while their sum is near -log(2 pi y) / 2: summed
 // as they stand, they leave rounding of eps y log y that moves with q (3e-8 a row at y = 3.6e7),
 // beyond the 1e-12 of the ELBO the exact optimizer's line search tells steps apart by, and it
-// stalled. So from kLargeCount, with l = log y and r = mean + var/2 - l,
-//   E log p = y (mean - l) - y expm1(r) + (y l - y - log y!),
-// the last bracket the same rounding at every q, the others of their own (small) size.
+// stalled. So from kLargeCount, with l = log y, delta = mean - l and r = delta + var/2,
+//   E log p = y delta - y expm1(r) + (y l - y - log y!),
+// the last bracket the same rounding at every q, the others of their own (small) size. Both
+// terms take the one rounded delta: r rounded as mean + var/2 first (eps * mean, 4e-15 at a mean
+// near 18) moved y expm1(r) by y times that, 4e-7 a row at y = 10^8 that y delta did not share,
+// and fullrank's line search stalled on it ("no step improves" at residual 1e-3).
 void PoissonLog::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
                                   quadrature::ExpectationScratch&) const {
   constexpr double kLargeCount = 1024;
@@ -61,8 +64,8 @@ void PoissonLog::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows
     const double y = rows.y[i];
     const double c = rows.log_constant ? rows.log_constant[i] : -math::log_factorial(y);
     if (y >= kLargeCount) {
-      const double l = std::log(y), excess = y * std::expm1(eta.mean[i] + 0.5 * eta.var[i] - l);
-      out.value[i] = y * (eta.mean[i] - l) - excess + ((y * l - y) + c);
+      const double l = std::log(y), delta = eta.mean[i] - l, excess = y * std::expm1(delta + 0.5 * eta.var[i]);
+      out.value[i] = y * delta - excess + ((y * l - y) + c);
       out.d_mean[i] = -excess;
       out.d_var[i] = -0.5 * (y + excess);
       continue;

@@ -155,6 +155,10 @@ SUITE = [
     dict(name="poisson_n50000_d10", likelihood="poisson_log", n=50000, blocks=[("indep", 10)],
          beta=("normal", 0.2), mean_count=2.0, exposure=True, raw=True,
          note="poisson with exposure, larger N"),
+    dict(name="poisson_bigcount_n2000_d5", likelihood="poisson_log", n=2000, blocks=[("indep", 5)],
+         beta=("fixed", [0.5, -0.3, 0.2, 0.4, -0.6]), mean_count=1e8, raw=True,
+         note="poisson with counts near 10^8: the ELBO's rounding (terms near y log y, 2e9 a row) "
+              "outgrows the line search's slack, so the exact optimizer must not leave steps to it"),
     dict(name="normal_n300_d3", likelihood="normal", n=300, blocks=[("indep", 3)],
          beta=("fixed", [1.0, -0.5, 0.25]), alpha=0.5, sigma=0.8, raw=True,
          note="normal, smallest; sigma ~ half_normal(5)"),

@@ -113,16 +113,22 @@ class PoissonLog:
     def __init__(self, y, offset):
         self.name = "poisson_log"
         self.y, self.offset = y, offset
-        self.const = -float(np.sum(special.gammaln(y + 1)))
+        # Relative to log y (0 where y = 0): y lam - rate = y d - (rate - y) + (y log y - y), with
+        # d = lam - log y and rate - y = y expm1(d + s^2/2) (rate where y = 0). A count near 10^8
+        # makes y lam and rate each near 2e9 a row while their difference is small; summed as they
+        # stand their rounding would move with q by more than the optimizer's tolerance.
+        self.log_y = np.log(np.where(y > 0, y, 1.0))
+        self.const = float(np.sum(y * self.log_y - y - special.gammaln(y + 1)))
 
     def expected(self, mu, s2, grad=True, sig=None):
-        lam = mu + self.offset
+        d = mu + self.offset - self.log_y
         with np.errstate(over="ignore"):
-            rate = np.exp(lam + 0.5 * s2)                 # E exp(eta + o)
-        value = float(self.y @ lam - rate.sum()) + self.const
+            r = d + 0.5 * s2                              # log(E exp(eta + o) / y)
+            excess = np.where(self.y > 0, self.y * np.expm1(r), np.exp(r))   # E exp(eta + o) - y
+        value = float(np.sum(self.y * d - excess)) + self.const
         if not grad:
             return RowTerms(value)
-        return RowTerms(value, self.y - rate, -0.5 * rate)
+        return RowTerms(value, -excess, -0.5 * (excess + self.y))
 
 
 class NormalLikelihood:

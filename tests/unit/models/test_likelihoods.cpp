@@ -196,4 +196,42 @@ TEST_CASE("poisson_log: a large count's expected log mass changes with q to roun
   }
 }
 
+// The same at a count near 10^8, q near its optimum (mean within 1e-4 of log y, variance 3e-12):
+// at neighbouring doubles m0 + k ulp, variances v0 + k 1e-16, the value must move by
+// y D - rate (e^(D + (v - v0)/2) - 1), D the exact difference of the means, to 1e-9. Once it moved by 1.8e-7 more: mean + var/2 was rounded on
+// its own (half an ulp of 18, times y) in the rate but not in y mean, and fullrank's line search
+// stopped on a Poisson model with such counts 9e-4 sd from its optimum.
+TEST_CASE("poisson_log: at a count near 10^8 neighbouring means change the value by the change alone") {
+  models::ParameterLayout layout;
+  layout.add({"beta", 0, 1, true, {}});
+  const auto lik = models::make_likelihood("poisson_log", layout, {true});
+  const double y = 1e8, v0 = 3e-12;
+  for (const double offset : {-1e-4, 3e-5}) {
+    constexpr int kPoints = 64;
+    double ys[kPoints], m[kPoints], v[kPoints], value[kPoints], dm[kPoints], dv[kPoints], dc[kPoints];
+    m[0] = std::log(y) + offset;
+    for (int k = 0; k < kPoints; ++k) {
+      ys[k] = y;
+      v[k] = v0 + k * 1e-16;  // var/2 then falls at a different fraction of an ulp of the mean
+      if (k > 0) m[k] = std::nextafter(m[k - 1], 100.0);
+    }
+    models::EtaMoments eta{m, v, kPoints, 0.0, 0.0, nullptr};
+    ad::GlmRows rows;
+    rows.y = ys;
+    rows.rows = kPoints;
+    models::RowExpectations out{value, dm, dv, dc};
+    quadrature::ExpectationScratch scratch;
+    lik->expected_log_lik(eta, rows, out, scratch);
+    const long double rate = std::exp(static_cast<long double>(m[0]) + 0.5L * v0);
+    double worst = 0.0;
+    for (int k = 1; k < kPoints; ++k) {
+      const long double d = static_cast<long double>(m[k]) - m[0];
+      const long double want = y * d - rate * std::expm1(d + 0.5L * (static_cast<long double>(v[k]) - v[0]));
+      worst = std::max(worst, std::abs((value[k] - value[0]) - static_cast<double>(want)));
+    }
+    INFO("offset " << offset);
+    CHECK(worst <= 1e-9);
+  }
+}
+
 }  // namespace test_likelihoods
