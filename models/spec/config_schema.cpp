@@ -382,7 +382,8 @@ const Section& inference_section() {
            positive(),
            {},
            "exact: stop when every fixed-point residual, in q's own units (sd_j dE/dm_j, Sigma_jj Lambda'_jj - 1, "
-           "and their fullrank forms), is below this."},
+           "and their fullrank forms), is below this, or below 16 spacings of doubles at each mean in its sd where "
+           "that is larger (a response near 1e8 with sd 5: the residual cannot fall further in double precision)."},
           {"draws_per_step", Kind::auto_integer, nullptr, false, between(1, 1e6), {},
            "monte_carlo: draws per gradient step, evaluated as one batch. null: 128 for natural with meanfield, "
            "max(128, 2 P + 32) for natural with fullrank (P parameters; its curvature estimate needs more "
