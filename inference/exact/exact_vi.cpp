@@ -215,11 +215,12 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
   const double forcing = 0.1;
   // A mean can move only by whole spacings of doubles (ulps): a residual that asks for less is
   // below what double precision resolves at that mean, and no iteration lowers it further. With
-  // a response near 10^8 and sd 5, the normal likelihood's intercept has sd 0.035 and an ulp of
-  // 1.5e-8, 4e-7 of its sd: the residual stayed near 1e-6 for 200 iterations, the answer
-  // already within 1e-6 sd of the same fit to the response less 10^8. So the tolerance is at
-  // least kUlps ulps of every mean in its sd (1e-12 and less for means near 1 with sds above
-  // 1e-3: tol_grad's 1e-8 decides there).
+  // a normal response near 10^8 and sd 5 on 2e4 rows, the intercept's sd is 0.007 and an ulp of
+  // 10^8 is 2e-6 of it: the residual hovered near 1e-6 to 1e-5 for 200 iterations. So the
+  // tolerance is at least kUlps ulps of every mean in its sd (1e-12 and less for means near 1
+  // with sds above 1e-3: tol_grad's 1e-8 decides there). At 4 ulps fullrank hovered above it for
+  // 126 iterations; at 16 it stops at the first dip (41), within 1.1e-5 sd of the fit to the
+  // response less 10^8.
   constexpr double kUlps = 16.0;
   auto resolution = [&] {
     double r = 0.0;
@@ -240,7 +241,7 @@ ExactResult run_exact(ExpectedLogDensity& density, const Eigen::VectorXd& initia
     if (!(p.residual <= floor)) return false;
     run.converged = true;
     run.convergence = "natural-gradient residual " + format(p.residual) + " below " + format(floor) +
-                      ", 16 spacings of doubles at the means in their sds (tol_grad " + format(o.tol_grad) +
+                      ", " + format(kUlps) + " spacings of doubles at the means in their sds (tol_grad " + format(o.tol_grad) +
                       " is finer than double precision resolves here)";
     return true;
   };
