@@ -40,7 +40,8 @@ Proposal propose(ExpectedLogDensity& density, const GaussianQ& q, const Expectat
 GaussianQ along(const GaussianQ& q, const Proposal& p, double t);
 
 // Tries the Anderson-mixed point of the fixed-point map: meanfield (and structured) in
-// (mean / scale_ref, log precision, ties in units of sd_p / sd_j), fullrank in coordinates
+// (mean / scale_ref, log precision, ties in units of sd_p / sd_j; a point whose precisions stray
+// more than 16-fold from the plain proposal's is not tried), fullrank in coordinates
 // whitened by L0 (scale_ref holds it, flattened); the history restarts every 25 iterations and
 // whenever a mixed point is no better than `elbo - slack`. True when a mixed point was tried
 // and accepted (then trial, g_trial and trial_elbo hold it).
