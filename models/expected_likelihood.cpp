@@ -183,6 +183,22 @@ ad::GlmRows ExpectedLikelihood<T>::rows(Index first, Index n) const {
 }
 
 template <class T>
+void ExpectedLikelihood<T>::take_out_location() {
+  location_ = intercept_ && model_.likelihood().location_family() ? mean_des_[0] : 0.0;
+  if (intercept_) mean_des_[0] -= location_;
+}
+
+template <class T>
+ad::GlmRows ExpectedLikelihood<T>::shifted_rows(Index first, Index n, Eigen::ArrayXd& buffer) const {
+  ad::GlmRows r = rows(first, n);
+  if (location_ != 0.0) {
+    buffer.head(n) = Eigen::Map<const Eigen::ArrayXd>(r.y, n) - location_;
+    r.y = buffer.data();
+  }
+  return r;
+}
+
+template <class T>
 void ExpectedLikelihood<T>::prepare_scratch(int kind, Index P) {
   if (static_cast<int>(scratch_.size()) == reducer_.threads() && scratch_kind_ == kind) return;
   scratch_.clear();
@@ -201,6 +217,7 @@ double ExpectedLikelihood<T>::evaluate(const vi::GaussianQ& q, vi::ExpectationGr
   prepare_scratch(dense ? 1 : 0, P);
   mean_des_.resize(des_);
   for (Index j = 0; j < des_; ++j) mean_des_[j] = q.mean[layout_column(j)];
+  take_out_location();
   if (dense) {
     chol_des_.resize(des_, P);
     for (Index j = 0; j < des_; ++j) chol_des_.row(j) = q.chol.row(layout_column(j));
@@ -312,7 +329,7 @@ void ExpectedLikelihood<T>::meanfield_chunk(int thread, Index chunk, double* par
     }
     EtaMoments eta{s.m.data(), s.v.data(), n, u_mean_, u_var_, nullptr};
     RowExpectations out{s.value.data(), s.dm.data(), s.dv.data(), scaled ? s.dc.data() : nullptr};
-    const ad::GlmRows block_rows = rows(r0, n);
+    const ad::GlmRows block_rows = shifted_rows(r0, n, s.y_shifted);
     lik.expected_log_lik(eta, block_rows, out, s.quad);
     weight_row_expectations(block_rows, out);
     partial[0] += s.value.head(n).sum();
@@ -398,7 +415,7 @@ void ExpectedLikelihood<T>::fullrank_chunk(int thread, Index chunk, double* part
     }
     EtaMoments eta{s.m.data(), s.v.data(), n, u_mean_, u_var_, scaled ? s.c.data() : nullptr};
     RowExpectations out{s.value.data(), s.dm.data(), s.dv.data(), scaled ? s.dc.data() : nullptr};
-    const ad::GlmRows block_rows = rows(r0, n);
+    const ad::GlmRows block_rows = shifted_rows(r0, n, s.y_shifted);
     lik.expected_log_lik(eta, block_rows, out, s.quad);
     weight_row_expectations(block_rows, out);
     partial[0] += s.value.head(n).sum();
@@ -472,21 +489,43 @@ void ExpectedLikelihood<T>::hessian_times(const Eigen::VectorXd& d, Eigen::Vecto
 template <class T>
 Eigen::VectorXd ExpectedLikelihood<T>::initial_mean() {
   Eigen::VectorXd m = Eigen::VectorXd::Zero(model_.dim());
-  if (scale_ < 0) return m;
-  double sums[2];
+  if (scale_ < 0 && !intercept_) return m;
+  // Weighted sums over the rows: w, w y, w y^2, w log y (and the rows with y <= 0, where log y is
+  // none), w log(y + 1/2), w offset.
+  enum { kW, kY, kY2, kLogY, kNonPositive, kLogHalfY, kOffset, kSums };
+  double sums[kSums];
   reducer_.sum(
-      2,
+      kSums,
       [this](int, Index chunk, double* partial) {
         const auto [begin, end] = chunk_rows(chunk);
         for (Index r = begin; r < end; ++r) {
-          partial[0] += data_.y[r];
-          partial[1] += data_.y[r] * data_.y[r];
+          const double w = data_.weight != nullptr ? data_.weight[r] : 1.0, y = data_.y[r];
+          partial[kW] += w;
+          partial[kY] += w * y;
+          partial[kY2] += w * y * y;
+          if (y > 0.0)
+            partial[kLogY] += w * std::log(y);
+          else
+            partial[kNonPositive] += 1.0;
+          partial[kLogHalfY] += w * std::log(y + 0.5);
+          if (data_.offset != nullptr) partial[kOffset] += w * data_.offset[r];
         }
       },
-      sums, 2.0 * static_cast<double>(data_.total_rows));
-  const double n = static_cast<double>(data_.total_rows);
-  const double var = n > 1 ? (sums[1] - sums[0] * sums[0] / n) / (n - 1) : 0.0;
-  m[scale_] = model_.likelihood().initial_scale(n > 0 ? sums[0] / n : 0.0, var);
+      sums, 10.0 * static_cast<double>(data_.total_rows));
+  const double W = sums[kW];
+  if (!(W > 0.0)) return m;  // no rows, or every weight 0: nothing to start from
+  if (scale_ >= 0) {
+    const double var = W > 1.0 ? (sums[kY2] - sums[kY] * sums[kY] / W) / (W - 1.0) : 0.0;
+    m[scale_] = model_.likelihood().initial_scale(sums[kY] / W, var);
+  }
+  if (intercept_) {
+    ResponseMoments moments;
+    moments.mean = sums[kY] / W;
+    if (sums[kNonPositive] == 0.0) moments.log_mean = sums[kLogY] / W;
+    moments.log_half_mean = sums[kLogHalfY] / W;
+    const double eta = model_.likelihood().initial_eta(moments);
+    if (std::isfinite(eta)) m[0] = eta - sums[kOffset] / W;  // alpha leads the layout
+  }
   return m;
 }
 

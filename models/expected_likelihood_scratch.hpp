@@ -11,13 +11,14 @@ template <class T>
 struct ExpectedLikelihood<T>::ThreadScratch {
   quadrature::ExpectationScratch quad;
   Eigen::ArrayXd m, v, c, value, dm, dv, dc;
+  Eigen::ArrayXd y_shifted;  // the sub-block's y less the location (shifted_rows)
   // fullrank: the sub-block's dense design x~ (n x des), L_des' x~ per row, and x~ scaled by dv
   Eigen::MatrixXd xt, y, w;
   ad::Arena arena{std::size_t(1) << 20};
   ad::GemmWorkspace<double> gemm{arena};
   ThreadScratch(Index des, Index P, bool dense) {
     quad.reserve();
-    for (Eigen::ArrayXd* a : {&m, &v, &c, &value, &dm, &dv, &dc}) a->setZero(kRows);
+    for (Eigen::ArrayXd* a : {&m, &v, &c, &value, &dm, &dv, &dc, &y_shifted}) a->setZero(kRows);
     if (dense) {
       xt.setZero(kRows, des);
       y.setZero(kRows, P);

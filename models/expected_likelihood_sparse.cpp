@@ -133,6 +133,7 @@ double ExpectedLikelihood<T>::evaluate_sparse(const vi::GaussianQ& q, vi::Expect
   prepare_scratch(2, q.dim());
   mean_des_.resize(des_);
   for (Index j = 0; j < des_; ++j) mean_des_[j] = q.mean[layout_column(j)];
+  take_out_location();
   const vi::BlockPattern& pat = q.pattern();
   if (indexed_ != &pat) pack_chunks(pat);
   pattern_ = &pat;
@@ -298,7 +299,7 @@ void ExpectedLikelihood<T>::sparse_chunk(int thread, Index chunk, double* partia
     }
     EtaMoments eta{s.m.data(), s.v.data(), n, u_mean_, u_var_, scaled ? s.c.data() : nullptr};
     RowExpectations out{s.value.data(), s.dm.data(), s.dv.data(), scaled ? s.dc.data() : nullptr};
-    const ad::GlmRows block_rows = rows(r0, n);
+    const ad::GlmRows block_rows = shifted_rows(r0, n, s.y_shifted);
     lik.expected_log_lik(eta, block_rows, out, s.quad);
     weight_row_expectations(block_rows, out);
     partial[0] += s.value.head(n).sum();

@@ -5,6 +5,7 @@
 // parameters, the data columns it reads, its constructor); the config schema lists the name.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,30 @@
 #include "models/spec/config.hpp"
 
 namespace bvi::models {
+
+// The response's pooled moments, weighted by the rows' weights, from which the exact method takes
+// its start (Likelihood::initial_eta).
+struct ResponseMoments {
+  double mean = 0.0;                                                // of y
+  double log_mean = std::numeric_limits<double>::quiet_NaN();       // of log y; NaN when some y <= 0
+  double log_half_mean = std::numeric_limits<double>::quiet_NaN();  // of log(y + 1/2); NaN when some y < -1/2
+};
+
+// The intercept-only fit's linear predictor through the log link, for initial_eta (NaN for a mean
+// <= 0: every count 0 leaves the start at 0).
+namespace start {
+inline double log_link(double mean) {
+  return mean > 0.0 ? std::log(mean) : std::numeric_limits<double>::quiet_NaN();
+}
+// Counts: the lower of log(mean y) and mean log(y + 1/2). The first is the intercept-only fit, the
+// second the log scale's own centre: where the predictors spread the rates over orders of
+// magnitude the mean is the upper tail's (log mean y = 13 where the intercept is 3), and a rate
+// too high costs exp(eta) per row where one too low costs y eta.
+inline double count_log_link(const ResponseMoments& m) {
+  const double a = log_link(m.mean);
+  return std::isnan(m.log_half_mean) ? a : std::min(a, m.log_half_mean);
+}
+}  // namespace start
 
 // A block of m consecutive data rows: features row-major (m x D), responses, and the columns
 // some likelihoods read besides (null when the model has none).
@@ -132,6 +157,19 @@ class Likelihood {
   // pooled mean and variance: normal's log sd(y) by default.
   virtual double initial_scale(double /*y_mean*/, double y_var) const {
     return y_var > 0 ? 0.5 * std::log(y_var) : 0.0;
+  }
+  // True when log p(y | eta) depends on y and eta through y - eta alone (normal, Student-t): the
+  // exact method then hands expected_log_lik y - alpha and eta - alpha, alpha the intercept's
+  // current mean, which changes nothing but the rounding (ExpectedLikelihood::location_).
+  virtual bool location_family() const { return false; }
+  // Where the exact method starts the intercept: at the response's centre on the link's scale (the
+  // intercept-only fit's linear predictor, as IRLS starts a GLM), so that a response far from
+  // the link's 0 (counts near 10^4, costs near 10^6, a mean near 10^8) costs no walk there; NaN
+  // where the likelihood has none (the start stays 0). Offsets are the caller's business. The
+  // logit and probit links have none: from 0 their first Newton step lands near the intercept
+  // anyway, and measured starts at logit(mean y) took as many iterations or more.
+  virtual double initial_eta(const ResponseMoments& /*moments*/) const {
+    return std::numeric_limits<double>::quiet_NaN();
   }
 };
 

@@ -18,6 +18,7 @@ class Lognormal final : public Likelihood {
   std::string check_response(double y) const override;
   // -log y per row (the Jacobian; lognormal_glm also reads log y from it).
   bool log_constants(const double* y, const double* trials, Index rows, double* out) const override;
+  double initial_eta(const ResponseMoments& m) const override { return m.log_mean; }
   ad::Var log_lik(const ad::Var& params, const DataBlock<double>& block) const override;
   ad::Var log_lik(const ad::Var& params, const DataBlock<float>& block) const override;
 

@@ -18,6 +18,7 @@ class NegativeBinomialLog final : public Likelihood {
   std::string check_response(double y) const override;
   // -log y! per row.
   bool log_constants(const double* y, const double* trials, Index rows, double* out) const override;
+  double initial_eta(const ResponseMoments& m) const override { return start::log_link(m.mean); }
   ad::Var log_lik(const ad::Var& params, const DataBlock<double>& block) const override;
   ad::Var log_lik(const ad::Var& params, const DataBlock<float>& block) const override;
 

@@ -14,6 +14,7 @@ class PoissonLog final : public Likelihood {
   std::string check_response(double y) const override;
   // -log y! per row.
   bool log_constants(const double* y, const double* trials, Index rows, double* out) const override;
+  double initial_eta(const ResponseMoments& m) const override { return start::count_log_link(m); }
   ad::Var log_lik(const ad::Var& params, const DataBlock<double>& block) const override;
   ad::Var log_lik(const ad::Var& params, const DataBlock<float>& block) const override;
 
