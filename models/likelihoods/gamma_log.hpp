@@ -17,7 +17,13 @@ class GammaLog final : public Likelihood {
   std::string check_response(double y) const override;
   // -log y per row (the ops read log y from it).
   bool log_constants(const double* y, const double* trials, Index rows, double* out) const override;
-  double initial_eta(const ResponseMoments& m) const override { return start::log_link(m.mean); }
+  // Midway between mean log y and log mean y, the bounds of the intercept-only fit's mean eta
+  // (E log y = eta + digamma(shape) - log shape < eta <= log E y): 911 iterations against 1004 at
+  // log mean y and 1122 at 0 over 64 simulated fits (300 and 20 000 rows, predictors' coefficients
+  // of sd 0.3 and 1), 234 against 224 and 333 over 16 with strong predictors (10^4 rows, sd 1).
+  double initial_eta(const ResponseMoments& m) const override {
+    return 0.5 * (m.log_mean + start::log_link(m.mean));
+  }
   ad::Var log_lik(const ad::Var& params, const DataBlock<double>& block) const override;
   ad::Var log_lik(const ad::Var& params, const DataBlock<float>& block) const override;
 

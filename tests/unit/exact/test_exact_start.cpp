@@ -19,6 +19,7 @@ using test::PriorKind;
 namespace {
 
 // The start the test expects, from the data alone: weighted means of y, log y and log(y + 1/2).
+// (gamma_log's data have no offset.)
 double expected_start(const std::string& lik, const Eigen::VectorXd& y, const Eigen::VectorXd& w,
                       const Eigen::VectorXd& offset) {
   double W = 0, sy = 0, slog = 0, shalf = 0, soff = 0;
@@ -31,7 +32,8 @@ double expected_start(const std::string& lik, const Eigen::VectorXd& y, const Ei
   }
   const double mean_offset = soff / W;
   if (lik == "poisson_log") return std::min(std::log(sy / W), shalf / W) - mean_offset;
-  if (lik == "negative_binomial_log" || lik == "gamma_log") return std::log(sy / W) - mean_offset;
+  if (lik == "negative_binomial_log") return std::log(sy / W) - mean_offset;
+  if (lik == "gamma_log") return 0.5 * (slog / W + std::log(sy / W));
   if (lik == "lognormal") return slog / W;
   if (lik == "normal") return sy / W;
   return 0.0;  // logit and probit links: no start of their own
