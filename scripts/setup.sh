@@ -5,11 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
-# Ninja when it is there: one build graph, so the CLI's files compile beside the library's where make
-# builds one target at a time (README, "Build time"). A tree configured before keeps its generator.
-generator=()
-[[ -f build/CMakeCache.txt ]] || ! command -v ninja > /dev/null || generator=(-G Ninja)
-cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
+scripts/configure.sh  # build/, Release (Ninja when installed)
 cmake --build build -j"$(nproc)" --target bayes-vi  # the tool only; scripts/test.sh builds the rest in the same tree
 
 mkdir -p out/seed

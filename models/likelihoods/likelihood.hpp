@@ -158,7 +158,7 @@ class Likelihood {
   virtual double initial_scale(double /*y_mean*/, double y_var) const {
     return y_var > 0 ? 0.5 * std::log(y_var) : 0.0;
   }
-  // True when log p(y | eta) depends on y and eta through y - eta alone (normal, Student-t): the
+  // True when log p(y | eta) depends on y and eta through y - eta alone (normal): the
   // exact method then hands expected_log_lik y - alpha and eta - alpha, alpha the intercept's
   // current mean, which changes nothing but the rounding (ExpectedLikelihood::location_).
   virtual bool location_family() const { return false; }

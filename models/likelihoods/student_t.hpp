@@ -21,8 +21,6 @@ class StudentT final : public Likelihood {
   std::string check_response(double) const override {
     return "";
   }  // any finite y (the reader rejects the rest)
-  bool location_family() const override { return true; }
-  double initial_eta(const ResponseMoments& m) const override { return m.mean; }
   ad::Var log_lik(const ad::Var& params, const DataBlock<double>& block) const override;
   ad::Var log_lik(const ad::Var& params, const DataBlock<float>& block) const override;
 
