@@ -16,7 +16,10 @@
 //   double feature() const;  // where f bends most (0 for softplus and log Phi): a breakpoint
 #include <Eigen/Core>
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <vector>
 
 #include "inference/quadrature/gauss_hermite.hpp"
@@ -29,6 +32,9 @@ using Index = Eigen::Index;
 struct Tier {
   double max_sd;  // the rule is accurate to the floor for sd(eta) <= max_sd
   int points;
+  // The largest tilt |b| at which the rule's nodes, reweighted by exp(b z - b^2/2), are as
+  // accurate for the mean shifted by b sd (gaussian_expectations_reflected_tilt); 0: never.
+  double max_tilt = 0.0;
 };
 
 // Per-thread buffers of the vectorized loop; sized on first use, then reused (no allocation
@@ -37,9 +43,27 @@ struct ExpectationScratch {
   static constexpr Index kRows = 256;  // rows per sub-block: five arrays of this stay in L1
   Eigen::ArrayXd sd, eta, f0, f1, f2;
   Eigen::ArrayXd arg, e0, e1, e2;  // for the caller: the kernel's argument and the expectations
+  Eigen::ArrayXd g0, g1, g2, tilt, rho;  // the reflected kernel and its reweighting
+  // Terms a likelihood computes per small count from q's moments of its own parameter alone (the
+  // negative binomial's rule over log phi): kept across the sub-blocks of a pass while the key,
+  // those moments, is the same bits.
+  struct CountTerms {
+    static constexpr int kCounts = 64;
+    std::array<double, 2> key{std::numeric_limits<double>::quiet_NaN(), 0.0};  // NaN: empty
+    std::array<std::array<double, 3>, kCounts> value;
+    std::array<bool, kCounts> have{};
+    // Empties the table unless it holds the terms of (a, b).
+    void keep_for(double a, double b) {
+      if (std::memcmp(key.data(), &a, sizeof a) == 0 && std::memcmp(key.data() + 1, &b, sizeof b) == 0)
+        return;
+      key = {a, b};
+      have.fill(false);
+    }
+  } count_terms;
   void reserve() {
     if (sd.size() == kRows) return;
-    for (Eigen::ArrayXd* a : {&sd, &eta, &f0, &f1, &f2, &arg, &e0, &e1, &e2}) a->resize(kRows);
+    for (Eigen::ArrayXd* a : {&sd, &eta, &f0, &f1, &f2, &arg, &e0, &e1, &e2, &g0, &g1, &g2, &tilt, &rho})
+      a->resize(kRows);
   }
 };
 
@@ -114,6 +138,92 @@ void gaussian_expectations(const Kernel& k, const std::vector<Tier>& tiers, cons
           E2[i] = e[2];
         }
   }
+}
+
+// Two expectations per row from one set of kernel evaluations: for i < n,
+//   e0, e1, e2 [i] = E f, E f', E f''      of x ~ N(m[i], v[i]),
+//   t0, t1, t2 [i] = E g, E g', E g''      of x ~ N(m[i] + shift[i], v[i]),  g(x) = f(-x) and its
+//                                          derivatives in -x (the kernel's f at -x, f' at -x, ...),
+// the second by reweighting the first's nodes: with x = m + sd z, the density of the shifted
+// normal over the unshifted one is exp(b z - b^2/2), b = shift / sd. That is an entire function of
+// z, so the rule keeps its accuracy while |b| is within the tier's max_tilt (measured against a
+// 250-point rule at the shifted mean for softplus over means -36 to 35: the reweighted rule's
+// error is the direct rule's own). The kernel gives f and g at each node
+// (Kernel::values_reflected). Returns false, having computed nothing, when some row is beyond
+// every tier or beyond its tier's max_tilt (or has sd 0 and a shift): the caller then takes two
+// gaussian_expectations calls.
+template <class Kernel>
+bool gaussian_expectations_reflected_tilt(const Kernel& k, const std::vector<Tier>& tiers, const double* m,
+                                          const double* v, const double* shift, Index n, double* e0,
+                                          double* e1, double* e2, double* t0, double* t1, double* t2,
+                                          ExpectationScratch& s) {
+  s.reserve();
+  const double widest = tiers.back().max_sd;
+  // First every sub-block's check, so that a refusal leaves nothing half done.
+  auto rule_of = [&](Index b0, Index len, const Tier** tier) {
+    auto sd = s.sd.head(len);
+    sd = Eigen::Map<const Eigen::ArrayXd>(v + b0, len).max(0.0).sqrt();
+    double need = 0.0;
+    for (Index i = 0; i < len; ++i) {
+      if (!(sd[i] <= widest)) return false;
+      need = std::max(need, sd[i]);
+    }
+    std::size_t t = 0;
+    while (t + 1 < tiers.size() && tiers[t].max_sd < need) ++t;
+    *tier = &tiers[t];
+    auto b = s.tilt.head(len);
+    for (Index i = 0; i < len; ++i) {
+      const double d = shift[b0 + i];
+      b[i] = d == 0.0 ? 0.0 : d / sd[i];
+      if (!(std::abs(b[i]) <= tiers[t].max_tilt)) return false;
+    }
+    return true;
+  };
+  const Tier* tier = nullptr;
+  for (Index b0 = 0; b0 < n; b0 += ExpectationScratch::kRows)
+    if (!rule_of(b0, std::min(ExpectationScratch::kRows, n - b0), &tier)) return false;
+  for (Index b0 = 0; b0 < n; b0 += ExpectationScratch::kRows) {
+    const Index len = std::min(ExpectationScratch::kRows, n - b0);
+    rule_of(b0, len, &tier);
+    const GaussHermiteRule& rule = gauss_hermite(tier->points);
+    auto sd = s.sd.head(len), b = s.tilt.head(len), rho = s.rho.head(len);
+    Eigen::Map<const Eigen::ArrayXd> M(m + b0, len);
+    Eigen::Map<Eigen::ArrayXd> E0(e0 + b0, len), E1(e1 + b0, len), E2(e2 + b0, len);
+    Eigen::Map<Eigen::ArrayXd> T0(t0 + b0, len), T1(t1 + b0, len), T2(t2 + b0, len);
+    for (auto* a : {&E0, &E1, &E2, &T0, &T1, &T2}) a->setZero();
+    auto eta = s.eta.head(len);
+    auto f0 = s.f0.head(len), f1 = s.f1.head(len), f2 = s.f2.head(len);
+    auto g0 = s.g0.head(len), g1 = s.g1.head(len), g2 = s.g2.head(len);
+    const auto half_b2 = 0.5 * b.square();
+    // The reweighting's exponent is at most |b| max|z| + b^2/2; within 1/64 (as at a narrow q,
+    // where b is ~s) its Taylor series to the 7th power is exact to 1e-19, cheaper than exp.
+    const double b_max = b.abs().maxCoeff(), z_max = std::abs(rule.nodes[0]);
+    const bool series = b_max * z_max + 0.5 * b_max * b_max <= 1.0 / 64.0;
+    for (int q = 0; q < rule.size(); ++q) {
+      const double z = rule.nodes[q], w = rule.weights[q];
+      eta = M + z * sd;
+      k.values_reflected(eta.data(), len, f0.data(), f1.data(), f2.data(), g0.data(), g1.data(), g2.data());
+      if (series) {
+        rho = z * b - half_b2;
+        rho =
+            w *
+            (1.0 +
+             rho * (1.0 + rho * (1.0 / 2 +
+                                 rho * (1.0 / 6 +
+                                        rho * (1.0 / 24 + rho * (1.0 / 120 +
+                                                                 rho * (1.0 / 720 + rho * (1.0 / 5040))))))));
+      } else {
+        rho = w * (z * b - half_b2).exp();
+      }
+      E0 += w * f0;
+      E1 += w * f1;
+      E2 += w * f2;
+      T0 += rho * g0;
+      T1 += rho * g1;
+      T2 += rho * g2;
+    }
+  }
+  return true;
 }
 
 }  // namespace bvi::quadrature

@@ -37,6 +37,41 @@ void SoftplusKernel::values(const double* eta, Index n, double* f0, double* f1, 
   }
 }
 
+void SoftplusKernel::values_reflected(const double* eta, Index n, double* f0, double* f1, double* f2,
+                                      double* g0, double* g1, double* g2) const {
+  // softplus(x) and softplus(-x) share log1p(e), sigmoid(x) and sigmoid(-x) are 1/(1 + e) and
+  // e/(1 + e) in one order or the other, and sigmoid sigmoid(-) is even.
+  namespace ei = Eigen::internal;
+  using Packet = ei::packet_traits<double>::type;
+  constexpr Index W = ei::unpacket_traits<Packet>::size;
+  const Packet zero = ei::pset1<Packet>(0.0), one = ei::pset1<Packet>(1.0);
+  Index i = 0;
+  for (; i + W <= n; i += W) {
+    const Packet x = ei::ploadu<Packet>(eta + i);
+    const Packet e = ei::pexp(ei::pnegate(ei::pabs(x)));
+    const Packet r = ei::pdiv(one, ei::padd(one, e)), er = ei::pmul(e, r);
+    const Packet l = ad::packet_log1p_unit(e), up = ei::pcmp_le(zero, x);
+    const Packet s2 = ei::pmul(er, r);
+    ei::pstoreu(f0 + i, ei::padd(ei::pmax(x, zero), l));
+    ei::pstoreu(g0 + i, ei::padd(ei::pmax(ei::pnegate(x), zero), l));
+    ei::pstoreu(f1 + i, ei::pselect(up, r, er));
+    ei::pstoreu(g1 + i, ei::pselect(up, er, r));
+    ei::pstoreu(f2 + i, s2);
+    ei::pstoreu(g2 + i, s2);
+  }
+  for (; i < n; ++i) {
+    double f[3], g[3];
+    value(eta[i], f);
+    value(-eta[i], g);
+    f0[i] = f[0];
+    f1[i] = f[1];
+    f2[i] = f[2];
+    g0[i] = g[0];
+    g1[i] = g[1];
+    g2[i] = g[2];
+  }
+}
+
 void SoftplusKernel::value(double x, double* f) const {
   const double e = std::exp(-std::abs(x)), inv = 1.0 / (1.0 + e);
   f[0] = std::max(x, 0.0) + std::log1p(e);
@@ -45,8 +80,12 @@ void SoftplusKernel::value(double x, double* f) const {
 }
 
 const std::vector<quadrature::Tier>& SoftplusKernel::tiers() {
-  static const std::vector<quadrature::Tier> t{{0.03, 4}, {0.1, 6},  {0.2, 8},  {0.3, 12},  {0.5, 16},
-                                               {0.7, 24}, {1.0, 48}, {1.5, 96}, {2.0, 128}, {3.0, 192}};
+  // The third numbers, max_tilt (gaussian_expectations_reflected_tilt), were measured with a
+  // 250-point rule at the shifted mean as reference: at these tilts the reweighted rule's error
+  // equals the direct rule's (at 4 points, a tilt of 0.03 costs 1e-13, 0.1 costs 5e-11).
+  static const std::vector<quadrature::Tier> t{
+      {0.03, 4, 0.01}, {0.1, 6, 0.03}, {0.2, 8, 0.1},  {0.3, 12, 0.3},  {0.5, 16, 0.3},
+      {0.7, 24, 0.3},  {1.0, 48, 0.3}, {1.5, 96, 0.3}, {2.0, 128, 0.3}, {3.0, 192, 0.3}};
   return t;
 }
 

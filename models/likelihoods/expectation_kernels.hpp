@@ -19,6 +19,9 @@ using quadrature::Index;
 // Its poles at x = ±iπ limit Gauss–Hermite to sd(eta) <= 2; wider rows go adaptive.
 struct SoftplusKernel {
   void values(const double* eta, Index n, double* f0, double* f1, double* f2) const;
+  // values, and g0, g1, g2 = softplus, sigmoid, sigmoid sigmoid(-) at -eta from the same exp.
+  void values_reflected(const double* eta, Index n, double* f0, double* f1, double* f2, double* g0,
+                        double* g1, double* g2) const;
   void value(double eta, double* f) const;
   double feature() const { return 0.0; }
   static const std::vector<quadrature::Tier>& tiers();

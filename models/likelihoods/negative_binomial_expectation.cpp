@@ -14,9 +14,13 @@
 //     Cov((eta, u), u) = (c_i, s^2): d ~ N(m_i - u_mean + c_i - s^2, V_i), the same variance.
 // So per row two softplus expectations (SoftplusKernel, its tiers at the double-precision floor)
 // at the same sd, instead of one per node of a rule in u: the same integral, to the same floor,
-// at a half to a sixth of the kernel evaluations, and no rising factorial per row and node
-// (tests/unit/models/test_negative_binomial_expectation.cpp checks the values and every partial
-// against an independent 2-D quadrature, tests/reference/negative_binomial_table.py). The u
+// at a half to a sixth of the kernel evaluations, and no rising factorial per row and node.
+// The tilted one is the untilted one's nodes reweighted (quadrature::
+// gaussian_expectations_reflected_tilt) while the tilt is small against sd(d), as it is once q
+// has narrowed: one set of kernel evaluations per row (a second call otherwise). The rule in u
+// runs once per count and pass: a thread keeps its table while u's moments are the same.
+// tests/unit/models/test_negative_binomial_expectation.cpp checks the values and every partial
+// against an independent 2-D quadrature (tests/reference/negative_binomial_table.py). The u
 // rule's points follow softplus's tiers in s: R is analytic in u up to |Im u| = pi (log Gamma(e^u)
 // and log Gamma(y + e^u) are singular where e^u is a negative integer), the strip softplus's tiers
 // were sized for.
@@ -147,26 +151,38 @@ void NegativeBinomialLog::expected_log_lik(const EtaMoments& eta, const ad::GlmR
   // sigmoid(d), so that y E softplus(-d), the row's y d - y softplus(d), and y E sigmoid(-d) come
   // without the difference of two terms near y |d|, whose rounding (1e-6 summed over rows with
   // counts near 10^8) stalled the exact optimizer's line search on large counts.
-  std::array<double, kRows> var, tilted, t0, t1, t2;
+  // The tilted ones come from the untilted ones' nodes, reweighted, when the tilt is small against
+  // d's sd (it is s^2 under meanfield, at most s sd(d): always, once s is below the tiers'
+  // max_tilt), and from a second call otherwise.
+  std::array<double, kRows> var, shift, t0, t1, t2;
   double* reflected = scratch.arg.data();
   for (Index i = 0; i < n; ++i) {
     const double c = eta.cov_u && s > 0.0 ? eta.cov_u[i] : 0.0;
     const auto k = static_cast<std::size_t>(i);
     var[k] = std::max(0.0, eta.var[i] + s2 - 2.0 * c);
-    const double mean = eta.mean[i] - eta.u_mean;
-    reflected[i] = -mean;
-    tilted[k] = mean + (c - s2);
+    reflected[i] = eta.u_mean - eta.mean[i];
+    shift[k] = s2 - c;  // -d's tilted mean is reflected - (c - s^2)
   }
   double *e0 = scratch.e0.data(), *e1 = scratch.e1.data(), *e2 = scratch.e2.data();  // of -d
-  quadrature::gaussian_expectations(SoftplusKernel{}, SoftplusKernel::tiers(), reflected, var.data(), n, e0, e1,
-                                    e2, scratch);
-  quadrature::gaussian_expectations(SoftplusKernel{}, SoftplusKernel::tiers(), tilted.data(), var.data(), n,
-                                    t0.data(), t1.data(), t2.data(), scratch);
-  // A0, A1, A2 per count: the counts below kTable once per call, larger ones per row.
-  constexpr int kTable = 64;
+  if (!quadrature::gaussian_expectations_reflected_tilt(SoftplusKernel{}, SoftplusKernel::tiers(), reflected,
+                                                        var.data(), shift.data(), n, e0, e1, e2, t0.data(),
+                                                        t1.data(), t2.data(), scratch)) {
+    quadrature::gaussian_expectations(SoftplusKernel{}, SoftplusKernel::tiers(), reflected, var.data(), n, e0,
+                                      e1, e2, scratch);
+    std::array<double, kRows> tilted;
+    for (Index i = 0; i < n; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      tilted[k] = -(reflected[i] + shift[k]);
+    }
+    quadrature::gaussian_expectations(SoftplusKernel{}, SoftplusKernel::tiers(), tilted.data(), var.data(), n,
+                                      t0.data(), t1.data(), t2.data(), scratch);
+  }
+  // A0, A1, A2 per count: the counts below kTable once per pass (the thread's table is kept while
+  // u's moments are the same), larger ones per row.
+  auto& table = scratch.count_terms;
+  constexpr int kTable = quadrature::ExpectationScratch::CountTerms::kCounts;
+  table.keep_for(eta.u_mean, s);
   const quadrature::GaussHermiteRule& rule = quadrature::gauss_hermite(u_points(s));
-  std::array<std::array<double, 3>, kTable> table;
-  std::array<bool, kTable> have{};
   double du_mean = 0.0, du_var = 0.0;
   for (Index i = 0; i < n; ++i) {
     const auto k = static_cast<std::size_t>(i);
@@ -174,11 +190,11 @@ void NegativeBinomialLog::expected_log_lik(const EtaMoments& eta, const ad::GlmR
     std::array<double, 3> a;
     if (y < kTable) {
       const auto j = static_cast<std::size_t>(y);
-      if (!have[j]) {
-        table[j] = u_terms(y, eta.u_mean, s, rule);
-        have[j] = true;
+      if (!table.have[j]) {
+        table.value[j] = u_terms(y, eta.u_mean, s, rule);
+        table.have[j] = true;
       }
-      a = table[j];
+      a = table.value[j];
     } else {
       a = u_terms(y, eta.u_mean, s, rule);
     }

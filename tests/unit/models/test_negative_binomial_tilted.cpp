@@ -53,8 +53,9 @@ struct Got {
   double value, dm, dv, dc, du_mean, du_var;
 };
 
-std::vector<Got> evaluate(const models::Likelihood& lik, const std::vector<double>& y, const std::vector<Moments>& q,
-                          bool correlated) {
+std::vector<Got> evaluate(const models::Likelihood& lik, const std::vector<double>& y,
+                          const std::vector<Moments>& q, bool correlated,
+                          quadrature::ExpectationScratch* kept = nullptr) {
   const Eigen::Index n = static_cast<Eigen::Index>(y.size());
   Eigen::ArrayXd m(n), v(n), c(n), value(n), dm(n), dv(n), dc(n);
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -67,8 +68,8 @@ std::vector<Got> evaluate(const models::Likelihood& lik, const std::vector<doubl
   rows.y = y.data();
   rows.rows = n;
   models::RowExpectations out{value.data(), dm.data(), dv.data(), dc.data()};
-  quadrature::ExpectationScratch scratch;
-  lik.expected_log_lik(eta, rows, out, scratch);
+  quadrature::ExpectationScratch fresh;
+  lik.expected_log_lik(eta, rows, out, kept ? *kept : fresh);
   std::vector<Got> got;
   for (Eigen::Index i = 0; i < n; ++i) got.push_back({value[i], dm[i], dv[i], dc[i], out.d_u_mean, out.d_u_var});
   return got;
@@ -146,6 +147,30 @@ TEST_CASE("negative_binomial_log: rows with repeated counts in one call are each
   }
   CHECK(du_mean == doctest::Approx(all[0].du_mean).epsilon(1e-12));
   CHECK(du_var == doctest::Approx(all[0].du_var).epsilon(1e-12));
+}
+
+TEST_CASE("negative_binomial_log: a thread's scratch kept across calls gives each call's own bits") {
+  // The per-count terms of u are kept in the scratch while u's moments are the same: calls that
+  // change u_mean, u_var (by an ulp too) or only the counts must equal calls on a fresh scratch.
+  const auto lik = make();
+  quadrature::ExpectationScratch kept;
+  const double ulp = std::nextafter(1.1, 2.0);
+  const std::vector<std::pair<double, double>> u{{1.1, 0.0004}, {1.1, 0.0004}, {ulp, 0.0004}, {ulp, 0.0009},
+                                                 {0.3, 0.0009}, {0.3, 0.0},    {1.1, 0.0004}};
+  for (std::size_t call = 0; call < u.size(); ++call) {
+    // The same counts in every call (below and at the table's end), and one that changes.
+    std::vector<double> y{1.0, 3.0, 7.0, 20.0, 63.0, static_cast<double>(call * 5 % 60)};
+    std::vector<Moments> q;
+    for (int i = 0; i < 6; ++i) q.push_back({-1.0 + 0.5 * i, 0.03, 0.001 * i, u[call].first, u[call].second});
+    const std::vector<Got> a = evaluate(*lik, y, q, true, &kept), b = evaluate(*lik, y, q, true);
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      INFO("call " << call << " row " << i);
+      CHECK(a[i].value == b[i].value);
+      CHECK(a[i].dm == b[i].dm);
+    }
+    CHECK(a[0].du_mean == b[0].du_mean);
+    CHECK(a[0].du_var == b[0].du_var);
+  }
 }
 
 }  // namespace test_negative_binomial_tilted

@@ -81,6 +81,55 @@ TEST_CASE("a sub-block of rows with mixed widths gives each row its own accuracy
   }
 }
 
+TEST_CASE("the reflected, tilted expectations from one rule's nodes match mpmath") {
+  // t = E f(-x) for x ~ N(m + shift, v) is the table's E f at (a, s) when m = -a - shift: rows at
+  // each tier's largest tilt, both signs, and a tenth of it, beside e = E f(x), x ~ N(m, v), which
+  // must equal the plain expectations' bits. Past the last tier or the tier's tilt: refused.
+  const auto& tiers = models::SoftplusKernel::tiers();
+  std::vector<double> m, v, shift;
+  std::vector<const Reference*> refs;
+  for (const Reference& r : kTable) {
+    if (std::string(r.kernel) != "softplus" || r.s > tiers.back().max_sd) continue;
+    std::size_t t = 0;
+    while (tiers[t].max_sd < r.s) ++t;
+    for (double b : {-1.0, -0.1, 0.1, 1.0}) {
+      const double d = b * tiers[t].max_tilt * r.s;
+      m.push_back(-r.a - d);
+      v.push_back(r.s * r.s);
+      shift.push_back(d);
+      refs.push_back(&r);
+    }
+  }
+  const auto n = static_cast<Eigen::Index>(m.size());
+  REQUIRE(n > 100);
+  quadrature::ExpectationScratch s;
+  // One row at a time: a row's rule is the one its own sd needs.
+  for (Eigen::Index i = 0; i < n; ++i) {
+    double e[3], t[3];
+    REQUIRE(quadrature::gaussian_expectations_reflected_tilt(
+        models::SoftplusKernel{}, tiers, &m[i], &v[i], &shift[i], 1, e, e + 1, e + 2, t, t + 1, t + 2, s));
+    check_close(t[0], refs[i]->e0, *refs[i], 0);
+    check_close(t[1], refs[i]->e1, *refs[i], 1);
+    check_close(t[2], refs[i]->e2, *refs[i], 2);
+    std::vector<double> p0, p1, p2;
+    expectations<models::SoftplusKernel>({m[i]}, {v[i]}, p0, p1, p2);
+    CHECK(e[0] == p0[0]);
+    CHECK(e[1] == p1[0]);
+    CHECK(e[2] == p2[0]);
+  }
+  // Refused, with nothing written: a tilt past its tier's, an sd past every tier, sd 0 and a shift.
+  const double wide = tiers.back().max_sd * 2.0, narrow = tiers.front().max_sd;
+  for (const auto& [var, d] : {std::pair{narrow * narrow, 2.0 * tiers.front().max_tilt * narrow},
+                               std::pair{wide * wide, 0.0}, std::pair{0.0, 1e-9}}) {
+    const double mean = 0.5;
+    double e[3] = {7, 7, 7}, t[3] = {7, 7, 7};
+    CHECK_FALSE(quadrature::gaussian_expectations_reflected_tilt(models::SoftplusKernel{}, tiers, &mean, &var,
+                                                                 &d, 1, e, e + 1, e + 2, t, t + 1, t + 2, s));
+    CHECK(e[0] == 7.0);
+    CHECK(t[0] == 7.0);
+  }
+}
+
 TEST_CASE("adaptive Gauss-Kronrod integrates a sharp peak and a kink") {
   // int_{-1}^{1} |x| dx = 1 (kink at 0, given as a breakpoint and not), and
   // int_0^1 1/(1e-4 + x^2) dx = 100 atan(100).
