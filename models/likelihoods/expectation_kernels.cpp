@@ -11,36 +11,16 @@
 
 namespace bvi::models {
 
-void SoftplusKernel::values(const double* eta, Index n, double* f0, double* f1, double* f2) const {
-  // e = exp(-|x|) in (0, 1]: softplus(x) = max(x, 0) + log1p(e), sigmoid(x) = 1/(1 + e) for
-  // x >= 0 and e/(1 + e) below, sigmoid(x) sigmoid(-x) = e/(1 + e)^2; nothing overflows, and
-  // log1p keeps softplus's relative accuracy where it is tiny (x << 0), which log(1 + e) would not.
-  namespace ei = Eigen::internal;
-  using Packet = ei::packet_traits<double>::type;
-  constexpr Index W = ei::unpacket_traits<Packet>::size;
-  const Packet zero = ei::pset1<Packet>(0.0), one = ei::pset1<Packet>(1.0);
-  Index i = 0;
-  for (; i + W <= n; i += W) {
-    const Packet x = ei::ploadu<Packet>(eta + i);
-    const Packet e = ei::pexp(ei::pnegate(ei::pabs(x)));
-    const Packet r = ei::pdiv(one, ei::padd(one, e));
-    ei::pstoreu(f0 + i, ei::padd(ei::pmax(x, zero), ad::packet_log1p_unit(e)));
-    ei::pstoreu(f1 + i, ei::pselect(ei::pcmp_le(zero, x), r, ei::pmul(e, r)));
-    ei::pstoreu(f2 + i, ei::pmul(e, ei::pmul(r, r)));
-  }
-  for (; i < n; ++i) {
-    double f[3];
-    value(eta[i], f);
-    f0[i] = f[0];
-    f1[i] = f[1];
-    f2[i] = f[2];
-  }
-}
+namespace {
 
-void SoftplusKernel::values_reflected(const double* eta, Index n, double* f0, double* f1, double* f2,
-                                      double* g0, double* g1, double* g2) const {
-  // softplus(x) and softplus(-x) share log1p(e), sigmoid(x) and sigmoid(-x) are 1/(1 + e) and
-  // e/(1 + e) in one order or the other, and sigmoid sigmoid(-) is even.
+// softplus, sigmoid and sigmoid sigmoid(-) at eta, and with Reflected the same at -eta (g0, g1, g2),
+// from one exp per value. e = exp(-|x|) in (0, 1]: softplus(x) = max(x, 0) + log1p(e), sigmoid(x) =
+// 1/(1 + e) for x >= 0 and e/(1 + e) below, sigmoid(x) sigmoid(-x) = e/(1 + e)^2; nothing
+// overflows, and log1p keeps softplus's relative accuracy where it is tiny (x << 0), which
+// log(1 + e) would not. At -x: the same log1p(e), the two sigmoids swapped, and an even f''.
+template <bool Reflected>
+void softplus_values(const SoftplusKernel& k, const double* eta, Index n, double* f0, double* f1, double* f2,
+                     double* g0, double* g1, double* g2) {
   namespace ei = Eigen::internal;
   using Packet = ei::packet_traits<double>::type;
   constexpr Index W = ei::unpacket_traits<Packet>::size;
@@ -51,25 +31,40 @@ void SoftplusKernel::values_reflected(const double* eta, Index n, double* f0, do
     const Packet e = ei::pexp(ei::pnegate(ei::pabs(x)));
     const Packet r = ei::pdiv(one, ei::padd(one, e)), er = ei::pmul(e, r);
     const Packet l = ad::packet_log1p_unit(e), up = ei::pcmp_le(zero, x);
-    const Packet s2 = ei::pmul(er, r);
+    const Packet s2 = ei::pmul(e, ei::pmul(r, r));
     ei::pstoreu(f0 + i, ei::padd(ei::pmax(x, zero), l));
-    ei::pstoreu(g0 + i, ei::padd(ei::pmax(ei::pnegate(x), zero), l));
     ei::pstoreu(f1 + i, ei::pselect(up, r, er));
-    ei::pstoreu(g1 + i, ei::pselect(up, er, r));
     ei::pstoreu(f2 + i, s2);
-    ei::pstoreu(g2 + i, s2);
+    if constexpr (Reflected) {
+      ei::pstoreu(g0 + i, ei::padd(ei::pmax(ei::pnegate(x), zero), l));
+      ei::pstoreu(g1 + i, ei::pselect(up, er, r));
+      ei::pstoreu(g2 + i, s2);
+    }
   }
   for (; i < n; ++i) {
-    double f[3], g[3];
-    value(eta[i], f);
-    value(-eta[i], g);
+    double f[3];
+    k.value(eta[i], f);
     f0[i] = f[0];
     f1[i] = f[1];
     f2[i] = f[2];
-    g0[i] = g[0];
-    g1[i] = g[1];
-    g2[i] = g[2];
+    if constexpr (Reflected) {
+      k.value(-eta[i], f);
+      g0[i] = f[0];
+      g1[i] = f[1];
+      g2[i] = f[2];
+    }
   }
+}
+
+}  // namespace
+
+void SoftplusKernel::values(const double* eta, Index n, double* f0, double* f1, double* f2) const {
+  softplus_values<false>(*this, eta, n, f0, f1, f2, nullptr, nullptr, nullptr);
+}
+
+void SoftplusKernel::values_reflected(const double* eta, Index n, double* f0, double* f1, double* f2,
+                                      double* g0, double* g1, double* g2) const {
+  softplus_values<true>(*this, eta, n, f0, f1, f2, g0, g1, g2);
 }
 
 void SoftplusKernel::value(double x, double* f) const {
