@@ -31,7 +31,8 @@ void softplus_values(const SoftplusKernel& k, const double* eta, Index n, double
     const Packet e = ei::pexp(ei::pnegate(ei::pabs(x)));
     const Packet r = ei::pdiv(one, ei::padd(one, e)), er = ei::pmul(e, r);
     const Packet l = ad::packet_log1p_unit(e), up = ei::pcmp_le(zero, x);
-    const Packet s2 = ei::pmul(e, ei::pmul(r, r));
+    // (values keeps its rounding of f''; the pair takes the product it has at hand)
+    const Packet s2 = Reflected ? ei::pmul(er, r) : ei::pmul(e, ei::pmul(r, r));
     ei::pstoreu(f0 + i, ei::padd(ei::pmax(x, zero), l));
     ei::pstoreu(f1 + i, ei::pselect(up, r, er));
     ei::pstoreu(f2 + i, s2);
