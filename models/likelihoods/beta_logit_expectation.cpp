@@ -60,16 +60,27 @@ int beta_axis_points(double s) {
 // Below sd 0.15, where a large dataset's q sits, tiers of beta's own, measured by
 // tests/reference/beta_logit_tiers.py against a 40 x 60 rule (phi 0.5 to 1e4, E eta -6 to 4,
 // y 0.001 to 0.999: every value and partial at that sweep's float64 floor, 1e-12 relative to phi
-// 1000 and 1e-11 at 1e4, where one point fewer leaves 7e-11 to 9e-11): 4 points to sd 0.01, 6 to
-// 0.05, 8 to 0.15 (the one-up tiers gave 6, 8 and 12 there, and a row's points are the pass's cost).
-// For the eta axis always (its nodes vary eta alone, by the conditional sd); for the u axis only
-// when eta and u are independent: with a covariance each u node also moves eta's centre, by
-// c z / s, a variation the axis's own sd does not measure, so that axis keeps the one-up tiers.
+// 1000 and 1e-11 at 1e4, where one point fewer leaves 7e-11 to 9e-11): for the eta axis 2 points
+// to sd 0.0005, 3 to 0.005, 4 to 0.01, 6 to 0.05, 8 to 0.15 (the one-up tiers gave 6, 8 and 12
+// from 0.01 up, and a row's points are the pass's cost). The eta axis takes them always (its
+// nodes vary eta alone, by the conditional sd).
 int beta_fine_points(double s) {
+  if (s > 0.0 && s <= 0.0005) return 2;
+  if (s > 0.0 && s <= 0.005) return 3;
   if (s > 0.0 && s <= 0.01) return 4;
   if (s > 0.0 && s <= 0.05) return 6;
   if (s > 0.0 && s <= 0.15) return 8;
   return beta_axis_points(s);
+}
+
+// The u axis's when eta and u are independent, from the same sweep: 2 points to sd 0.001, 3 to
+// 0.01 (log Gamma(phi) varies less in u than log Gamma(phi expit(eta)) in eta), then the eta
+// axis's. With a covariance each u node also moves eta's centre, by c z / s, a variation the
+// axis's own sd does not measure, so that axis keeps the one-up tiers.
+int beta_u_points(double s) {
+  if (s > 0.0 && s <= 0.001) return 2;
+  if (s > 0.0 && s <= 0.01) return 3;
+  return beta_fine_points(s);
 }
 
 constexpr int kMaxNodes = 256;  // the largest rule beta_axis_points asks for
@@ -212,7 +223,7 @@ void BetaLogit::expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows,
   namespace am = bvi::ad::math;
   const double s = std::sqrt(std::max(eta.u_var, 0.0));
   const quadrature::GaussHermiteRule& rule_u =
-      quadrature::gauss_hermite(eta.cov_u ? beta_axis_points(s) : beta_fine_points(s));
+      quadrature::gauss_hermite(eta.cov_u ? beta_axis_points(s) : beta_u_points(s));
   // About 12 KB each: on the stack, so the pass allocates nothing.
   PhiNodes nodes;
   nodes.size = rule_u.size();

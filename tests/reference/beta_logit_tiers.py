@@ -8,8 +8,9 @@ by an n_u x n_eta tensor rule against a 40 x 60 one. Prints, for each (s, sd, n_
 worst relative error (against max(1, |value|)) over phi in 0.5..1e4, m in -6..4, y in 0.001..0.999,
 with the case where it occurs. In float64 the sweep's floor is about 1e-12 for phi up to 1000 and
 1e-11 at phi = 1e4 (log Gamma(phi) near 8e4 there: its rounding, which a 20 x 30 rule shows as
-well). beta_axis_points takes its tiers below sd 0.15 from this: 4 points to sd 0.01, 6 to 0.05,
-8 to 0.15, each at the floor on both axes.
+well). beta_logit_expectation.cpp takes its tiers below sd 0.15 from this: on the eta axis 2 points
+to sd 0.0005, 3 to 0.005, 4 to 0.01, 6 to 0.05, 8 to 0.15; on the u axis (eta and u independent)
+2 to 0.001, 3 to 0.01, then the eta axis's: each at the floor (the last six cases).
 
     /usr/bin/python3 tests/reference/beta_logit_tiers.py   (about a minute)
 """
@@ -41,7 +42,9 @@ def sums(y, m, sd, u_mean, s, n_u, n_eta):
 
 def main():
     cases = [(0.01, 0.01, 4, 4), (0.01, 0.05, 4, 6), (0.05, 0.05, 6, 6), (0.05, 0.15, 6, 8), (0.15, 0.15, 8, 8),
-             (0.15, 0.01, 8, 4), (0.01, 0.05, 4, 4), (0.05, 0.15, 6, 6), (0.01, 0.05, 20, 30)]
+             (0.15, 0.01, 8, 4), (0.01, 0.05, 4, 4), (0.05, 0.15, 6, 6), (0.01, 0.05, 20, 30),
+             (0.01, 0.01, 3, 4), (0.01, 0.15, 3, 8), (0.001, 0.15, 2, 8), (0.15, 0.005, 8, 3), (0.05, 0.0005, 6, 2),
+             (0.001, 0.0005, 2, 2)]
     worst = {}
     for phi in [0.5, 1.0, 10.0, 100.0, 1000.0, 1e4]:
         for m in [-6.0, -4.0, -1.0, 0.0, 2.0, 4.0]:
@@ -54,7 +57,7 @@ def main():
                         worst[key] = (err.max(), phi, m, y)
     for key in cases:
         e, phi, m, y = worst[key]
-        print("s %.2f sd %.2f: %2d x %2d points, worst %.1e (phi %g, m %g, y %g)" % (key + (e, phi, m, y)))
+        print("s %.4f sd %.4f: %2d x %2d points, worst %.1e (phi %g, m %g, y %g)" % (key + (e, phi, m, y)))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-// beta_logit's expectation at the small sds of a large dataset's q (beta_axis_points' own tiers
-// below sd 0.15: 4, 6 and 8 points per axis) against an independent 40 x 60 Gauss-Hermite rule of
+// beta_logit's expectation at the small sds of a large dataset's q (its own tiers below sd 0.15:
+// 2 to 8 points per axis) against an independent 40 x 60 Gauss-Hermite rule of
 // the log density written out here with std::lgamma (u first, then eta given u: the factorization
 // the code uses is irrelevant at c = 0 and the other one is taken under correlation), its partials
 // by central differences of that rule; phi from 1 to 1000, sds on both sides of each tier's edge.
@@ -50,7 +50,9 @@ struct Got {
 
 Got evaluate(const models::Likelihood& lik, double y, const Moments& q) {
   double value, dm, dv, dc;
-  models::EtaMoments eta{&q.m, &q.v, 1, q.u_mean, q.u_var, &q.c};
+  // Without a covariance as meanfield passes it (no cov_u: the u axis's own tiers), with one as
+  // fullrank does (the u axis's one-up tiers).
+  models::EtaMoments eta{&q.m, &q.v, 1, q.u_mean, q.u_var, q.c == 0.0 ? nullptr : &q.c};
   ad::GlmRows rows;
   rows.y = &y;
   rows.rows = 1;
@@ -68,8 +70,8 @@ TEST_CASE("beta_logit: at small sds (its own tiers) E log p and its partials mat
   layout.add({"phi", 0, 1, false, {}});
   const auto lik = models::make_likelihood("beta_logit", layout, {true});
   for (double phi : {1.0, 12.0, 150.0, 1000.0})
-    for (double s : {0.004, 0.0099, 0.0101, 0.03, 0.06})
-      for (double sd : {0.009, 0.049, 0.051, 0.1, 0.149})
+    for (double s : {0.0009, 0.0011, 0.004, 0.0099, 0.0101, 0.03, 0.06})
+      for (double sd : {0.0004, 0.0006, 0.0049, 0.0051, 0.009, 0.049, 0.051, 0.1, 0.149})
         for (double y : {0.03, 0.55, 0.97}) {
           const double m = y < 0.5 ? -2.0 : (y > 0.9 ? 1.5 : 0.3);
           const Moments q{m, sd * sd, s == 0.03 ? 0.2 * s * sd : 0.0, std::log(phi), s * s};

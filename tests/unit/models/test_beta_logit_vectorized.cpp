@@ -37,9 +37,11 @@ int points(double s) {
     if (s <= tiers[k].max_sd) return k + 1 < tiers.size() ? tiers[k + 1].points : 256;
   return 256;
 }
-// The eta axis's: beta's own tiers below sd 0.15 (4, 6, 8 points to 0.01, 0.05, 0.15), the
-// above beyond (the u axis keeps the above: every batch here has a covariance).
+// The eta axis's: beta's own tiers below sd 0.15 (2, 3, 4, 6, 8 points to 0.0005, 0.005, 0.01,
+// 0.05, 0.15), the above beyond (the u axis keeps the above: every batch here has a covariance).
 int eta_points(double s) {
+  if (s > 0.0 && s <= 0.0005) return 2;
+  if (s > 0.0 && s <= 0.005) return 3;
   if (s > 0.0 && s <= 0.01) return 4;
   if (s > 0.0 && s <= 0.05) return 6;
   if (s > 0.0 && s <= 0.15) return 8;
