@@ -19,7 +19,6 @@
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <vector>
 
 #include "inference/quadrature/gauss_hermite.hpp"
@@ -46,16 +45,20 @@ struct ExpectationScratch {
   Eigen::ArrayXd g0, g1, g2, tilt, rho;  // the reflected kernel and its reweighting
   // Terms a likelihood computes per small count from q's moments of its own parameter alone (the
   // negative binomial's rule over log phi): kept across the sub-blocks of a pass while the key,
-  // those moments, is the same bits.
+  // whose terms they are (a tag: the address of a variable of the likelihood's own) and those
+  // moments, is the same bits.
   struct CountTerms {
     static constexpr int kCounts = 64;
-    std::array<double, 2> key{std::numeric_limits<double>::quiet_NaN(), 0.0};  // NaN: empty
+    const void* tag = nullptr;  // nullptr: empty
+    std::array<double, 2> key{};
     std::array<std::array<double, 3>, kCounts> value;
     std::array<bool, kCounts> have{};
-    // Empties the table unless it holds the terms of (a, b).
-    void keep_for(double a, double b) {
-      if (std::memcmp(key.data(), &a, sizeof a) == 0 && std::memcmp(key.data() + 1, &b, sizeof b) == 0)
+    // Empties the table unless it holds tag's terms of (a, b).
+    void keep_for(const void* of, double a, double b) {
+      if (tag == of && std::memcmp(key.data(), &a, sizeof a) == 0 &&
+          std::memcmp(key.data() + 1, &b, sizeof b) == 0)
         return;
+      tag = of;
       key = {a, b};
       have.fill(false);
     }

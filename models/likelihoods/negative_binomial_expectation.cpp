@@ -61,6 +61,9 @@ namespace {
 
 constexpr Index kRows = quadrature::ExpectationScratch::kRows;
 
+// Whose terms a thread's ExpectationScratch::count_terms holds (its address is the tag).
+constexpr char kCountTermsTag = 0;
+
 // Points of the rule over u for sd(u) = s: softplus's tiers, 256 beyond them (a q that wide is
 // an early iterate, not an answer), one point at s = 0.
 int u_points(double s) {
@@ -152,8 +155,8 @@ void NegativeBinomialLog::expected_log_lik(const EtaMoments& eta, const ad::GlmR
   // without the difference of two terms near y |d|, whose rounding (1e-6 summed over rows with
   // counts near 10^8) stalled the exact optimizer's line search on large counts.
   // The tilted ones come from the untilted ones' nodes, reweighted, when the tilt is small against
-  // d's sd (it is s^2 under meanfield, at most s sd(d): always, once s is below the tiers'
-  // max_tilt), and from a second call otherwise.
+  // d's sd (under meanfield it is s^2 / sd(d) <= s: every row, once s is below 0.01, the smallest
+  // of the tiers' max_tilt), and from a second call otherwise.
   std::array<double, kRows> var, shift, t0, t1, t2;
   double* reflected = scratch.arg.data();
   for (Index i = 0; i < n; ++i) {
@@ -181,7 +184,7 @@ void NegativeBinomialLog::expected_log_lik(const EtaMoments& eta, const ad::GlmR
   // u's moments are the same), larger ones per row.
   auto& table = scratch.count_terms;
   constexpr int kTable = quadrature::ExpectationScratch::CountTerms::kCounts;
-  table.keep_for(eta.u_mean, s);
+  table.keep_for(&kCountTermsTag, eta.u_mean, s);
   const quadrature::GaussHermiteRule& rule = quadrature::gauss_hermite(u_points(s));
   double du_mean = 0.0, du_var = 0.0;
   for (Index i = 0; i < n; ++i) {
