@@ -350,11 +350,12 @@ const Section& inference_section() {
            {},
            {"auto", "exact", "monte_carlo"},
            "How the ELBO is maximized. exact: the ELBO and its gradient computed without Monte Carlo noise "
-           "(each row's expected log likelihood is a one-dimensional Gaussian integral), maximized by "
-           "natural-gradient Newton steps until the fixed-point residual is below tol_grad. monte_carlo: "
-           "stochastic gradient steps from draws of q (ADVI), with the optimizer below. auto: exact, unless the "
-           "config sets a Monte Carlo setting (optimizer, draws_per_step, eval_elbo, elbo_samples) or the "
-           "likelihood has no exact ELBO (student_t: monte_carlo)."},
+           "(each row's expected log likelihood is a one- or two-dimensional Gaussian integral), maximized "
+           "by natural-gradient Newton steps until the fixed-point residual is below tol_grad. monte_carlo: "
+           "stochastic gradient steps from draws of q (ADVI), with the optimizer below. auto: exact, unless "
+           "the config sets a Monte Carlo setting (optimizer, draws_per_step, eval_elbo, elbo_samples) or the "
+           "likelihood has no exact ELBO (student_t, ordinal_logit, ordinal_probit, categorical_logit: "
+           "monte_carlo)."},
           {"algorithm",
            Kind::choice,
            "auto",
@@ -371,7 +372,8 @@ const Section& inference_section() {
            "fit (exact method; independent effects under their sds or up to four correlated ones, as "
            "(1 + x | g) or (1 + x + z | g), crossed and nested factors), else "
            "fullrank when it is affordable (exact method, P <= 500 parameters and N P^2 <= 2e10 for N rows; "
-           "P <= 100 for a likelihood only the monte_carlo method fits: student_t, ordinal_logit, ordinal_probit, "
+           "P <= 100 for a likelihood only the monte_carlo method fits: student_t, ordinal_logit, "
+           "ordinal_probit, "
            "categorical_logit), "
            "else structured for models with group effects under their sds (exact method), else meanfield; "
            "the summary says which ran and why."},
@@ -381,29 +383,61 @@ const Section& inference_section() {
            false,
            positive(),
            {},
-           "exact: stop when every fixed-point residual, in q's own units (sd_j dE/dm_j, Sigma_jj Lambda'_jj - 1, "
-           "and their fullrank forms), is below this, or below 16 spacings of doubles at each mean in its sd where "
-           "that is larger (a response near 1e8 with sd 5: the residual cannot fall further in double precision)."},
-          {"draws_per_step", Kind::auto_integer, nullptr, false, between(1, 1e6), {},
-           "monte_carlo: draws per gradient step, evaluated as one batch. null: 128 for natural with meanfield, "
+           "exact: stop when every fixed-point residual, in q's own units (sd_j dE/dm_j, Sigma_jj Lambda'_jj "
+           "- 1, "
+           "and their fullrank forms), is below this, or below 16 spacings of doubles at each mean in its sd "
+           "where "
+           "that is larger (a response near 1e8 with sd 5: the residual cannot fall further in double "
+           "precision)."},
+          {"draws_per_step",
+           Kind::auto_integer,
+           nullptr,
+           false,
+           between(1, 1e6),
+           {},
+           "monte_carlo: draws per gradient step, evaluated as one batch. null: 128 for natural with "
+           "meanfield, "
            "max(128, 2 P + 32) for natural with fullrank (P parameters; its curvature estimate needs more "
            "draws than parameters; 4 P + 32 for categorical_logit with group terms, whose gradients are "
            "noisier), 64 for the other optimizers."},
-          {"optimizer", Kind::object, Json{{"name", "natural"}}, false, {}, {},
+          {"optimizer",
+           Kind::object,
+           Json{{"name", "natural"}},
+           false,
+           {},
+           {},
            "monte_carlo: the stochastic optimizer; its keys depend on `name`. Null under the exact method, "
            "which has its own."},
-          {"max_iterations", Kind::auto_integer, nullptr, false, between(1, 1e9), {},
-           "Upper bound on iterations. null: 200 for the exact method and for natural (which stops sooner once q "
+          {"max_iterations",
+           Kind::auto_integer,
+           nullptr,
+           false,
+           between(1, 1e9),
+           {},
+           "Upper bound on iterations. null: 200 for the exact method and for natural (which stops sooner "
+           "once q "
            "has stopped moving: tol_step), 10000 for the other optimizers."},
-          {"tol_rel_obj", Kind::nullable_number, nullptr, false, positive(), {},
+          {"tol_rel_obj",
+           Kind::nullable_number,
+           nullptr,
+           false,
+           positive(),
+           {},
            "Stop when the relative ELBO change falls below this: monte_carlo, the mean or median over recent "
            "evaluations (Stan's rule); exact, between iterations (an extra rule beside tol_grad). null: "
            "monte_carlo runs every iteration, exact stops on tol_grad."},
-          {"tol_step", Kind::nullable_number, nullptr, false, {0, 1, true, false}, {},
+          {"tol_step",
+           Kind::nullable_number,
+           nullptr,
+           false,
+           {0, 1, true, false},
+           {},
            "monte_carlo with the natural optimizer: stop once q has stopped moving, when 10 steps in a row "
            "each move q's means by at most this many of its sds and its log sds "
-           "(fullrank: and the logs of its Cholesky diagonal) by at most this, every move divided by its step "
-           "size rho (so: the distance to the optimum each step estimates; its Monte Carlo noise keeps a noisy "
+           "(fullrank: and the logs of its Cholesky diagonal) by at most this, every move divided by its "
+           "step "
+           "size rho (so: the distance to the optimum each step estimates; its Monte Carlo noise keeps a "
+           "noisy "
            "fit running). Not given: 0.05 when neither max_iterations nor tol_rel_obj is given, else null "
            "(which runs as before). null: off."},
           {"init",
@@ -417,12 +451,23 @@ const Section& inference_section() {
            "at a group sd of 0): q's mean at the posterior mode and its precision the negative Hessian there "
            "(the diagonal of it for meanfield), found by damped Newton steps from the origin (each a batch "
            "of P + 1 gradients, the Hessian by their differences); where they do not converge, the origin. "
-           "auto: mode where it applies and P <= 100 parameters (each Newton iteration costs about a fullrank "
+           "auto: mode where it applies and P <= 100 parameters (each Newton iteration costs about a "
+           "fullrank "
            "step then), else origin."},
-          {"eval_elbo", Kind::auto_integer, nullptr, false, between(1, 1e9), {},
+          {"eval_elbo",
+           Kind::auto_integer,
+           nullptr,
+           false,
+           between(1, 1e9),
+           {},
            "monte_carlo: estimate the ELBO every this many iterations (for the stopping rule and elbo.csv). "
            "null: max(1, max_iterations / 50). (exact computes it at every iteration.)"},
-          {"elbo_samples", Kind::auto_integer, nullptr, false, between(1, 1e7), {},
+          {"elbo_samples",
+           Kind::auto_integer,
+           nullptr,
+           false,
+           between(1, 1e7),
+           {},
            "monte_carlo: draws per ELBO estimate during the run. null: 100."},
           {"final_elbo_draws",
            Kind::auto_integer,
@@ -431,9 +476,11 @@ const Section& inference_section() {
            between(1000, 1e8),
            {},
            "monte_carlo: draws for the ELBO reported in the summary, estimated at the final approximation "
-           "from fresh draws as mean log p + entropy (exact reports the exact ELBO, and uses these draws only "
+           "from fresh draws as mean log p + entropy (exact reports the exact ELBO, and uses these draws "
+           "only "
            "for PSIS k-hat when output_draws < 100). null: with the natural optimizer and output_draws >= "
-           "1000, the output draws themselves (no further pass over the data), the ELBO as their mean of log p "
+           "1000, the output draws themselves (no further pass over the data), the ELBO as their mean of log "
+           "p "
            "- log q, whose Monte Carlo error is far smaller when q is close to the posterior (not for models "
            "whose correlation or cutpoint summaries come from the ELBO's draws); else 4000 fresh draws. The "
            "summary's elbo_draws says how many were used."},
