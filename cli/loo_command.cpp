@@ -152,8 +152,10 @@ int run_loo(const LooOptions& o, reduce::Communicator& comm) {
                                               : run.totals.bad + run.totals.very_bad;
   const std::int64_t of = run.subsample > 0 ? run.subsample_totals.sampled : run.totals.rows;
   if (high > 0)
-    cli_logger().warn(std::to_string(high) + " of " + std::to_string(of) + (run.subsample > 0 ? " sampled" : "") +
-                      " rows have a Pareto k above 0.7: their elpd_loo is not to be trusted");
+    cli_logger().warn(std::to_string(high) + " of " + std::to_string(of) +
+                      (run.subsample > 0 ? " sampled" : "") +
+                      " rows have a Pareto k above 0.7: their elpd_loo is not to be trusted (with more than"
+                      " a few, compare models by `bayes-vi kfold` instead)");
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
     throw output_error("stdout", "cannot write the loo document");
   return 0;
