@@ -184,7 +184,7 @@ data::SimulationSpec simulation_spec(const SimulateOptions& o) {
   if (o.trials != 0 && o.likelihood != "binomial_logit")
     throw usage_error("--trials applies to --likelihood binomial_logit only");
   spec.trials = o.likelihood == "binomial_logit" ? (o.trials != 0 ? o.trials : 10) : 0;
-  const bool ordinal = o.likelihood == "ordinal_logit" || o.likelihood == "ordinal_probit";
+  const bool ordinal = spec::has_cutpoints(o.likelihood);
   const bool categorical = o.likelihood == "categorical_logit";
   if (o.levels != 0 && !ordinal && !categorical)
     throw usage_error("--levels applies to --likelihood ordinal_logit, ordinal_probit and categorical_logit only");

@@ -12,11 +12,12 @@
 #include "inference/rng/uniform_stream.hpp"
 #include "models/draw_predictors.hpp"
 #include "models/ordinal_draws.hpp"
+#include "models/spec/config.hpp"
 
 namespace bvi::models {
 
 bool is_ordinal(const std::string& likelihood) {
-  return likelihood == "ordinal_logit" || likelihood == "ordinal_probit";
+  return spec::has_cutpoints(likelihood);
 }
 
 OrdinalPredictions predict_ordinal(const FitResult& fit, const PredictRows& rows, int threads) {

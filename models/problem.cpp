@@ -79,7 +79,7 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
                              std::to_string(std::max<Index>(shape.response_levels, 2)) +
                              " categories (the largest in the data; set /model/categories for more)");
   }
-  if (config.model.likelihood == "ordinal_logit" || config.model.likelihood == "ordinal_probit") {
+  if (spec::has_cutpoints(config.model.likelihood)) {
     // K: the largest category on any rank (the reader has checked that each is an integer >= 1).
     // With /data/levels, K is the list's length (a level no row takes still has its cutpoint).
     double k = d.y.size() > 0 ? d.y.maxCoeff() : 2.0;

@@ -255,7 +255,9 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
       v.kind_from_data = true;
     }
   }
-  choose_coding(d.terms, d.intercept, d.variables);
+  // An ordinal model's cutpoints are its intercept: its factors are coded by contrasts against them,
+  // as polr and brms code the design with an intercept and drop that column.
+  choose_coding(d.terms, d.intercept || spec::has_cutpoints(m.likelihood), d.variables);
   for (Group& G : d.groups) choose_coding(G.terms, G.intercept, d.variables);
   return d;
 }

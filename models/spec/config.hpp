@@ -85,6 +85,12 @@ struct NamePlace {
   std::size_t formula_column = 0;  // 1-based, when the model came from a formula
 };
 
+// ordinal_logit and ordinal_probit: K - 1 cutpoints take the intercept's place (brms's cumulative,
+// stan_polr), so the model has no intercept parameter but its design is coded as if it had one.
+inline bool has_cutpoints(const std::string& likelihood) {
+  return likelihood == "ordinal_logit" || likelihood == "ordinal_probit";
+}
+
 struct ModelConfig {
   std::string likelihood = "bernoulli_logit";
   bool intercept = false;

@@ -527,10 +527,11 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   Json model = resolve_section(model_section(), model_in);
   cfg.model.likelihood = model.at("likelihood").get<std::string>();
   cfg.model.intercept = model.at("intercept").get<bool>();
-  const bool ordinal = cfg.model.likelihood == "ordinal_logit" || cfg.model.likelihood == "ordinal_probit";
+  const bool ordinal = has_cutpoints(cfg.model.likelihood);
   if (ordinal && cfg.model.intercept) {
     // The cutpoints take the intercept's place (brms's cumulative, stan_polr): a formula's implicit
-    // intercept is dropped, as brms does; one asked for by name is an error.
+    // intercept is dropped, as brms does (its factors still coded against it: plan_design); one
+    // asked for by name is an error.
     if (cfg.model.formula.empty())
       throw config_error("/model/intercept", cfg.model.likelihood +
                                                  " has no intercept (its cutpoints take its place); remove "

@@ -141,6 +141,33 @@ class Ordinal(BinaryTestCase):
         self.assertIn("cutpoints.3", names)
         self.assertNotIn("alpha", names)  # the formula's implicit intercept is dropped, as brms does
 
+    def test_factor_coded_against_the_cutpoints(self):
+        # The cutpoints are the model's intercept: a factor gets one column per level but the
+        # first, as polr and brms code it (every level would leave the cutpoints' level and the
+        # factor's unidentified: posterior sds of ~3, no convergence). Truth relative to level a.
+        rng = np.random.default_rng(11)
+        n = 1500
+        f = rng.integers(0, 3, n)
+        x = rng.normal(size=n)
+        eta = 0.7 * x + np.array([0.0, 0.8, -0.6])[f]
+        cut = np.array([-0.8, 0.6])
+        y = 1 + (rng.logistic(size=n) + eta > cut[:, None]).sum(axis=0)
+        rows = ["x,f,y"] + ["%r,%s,%d" % (a, "abc"[k], v) for a, k, v in zip(x, f, y)]
+        csv = self.write("factor.csv", "\n".join(rows) + "\n")
+        cfg = {"data": {"csv": csv, "categorical": ["f"]},
+               "model": {"formula": "y ~ x + f", "likelihood": "ordinal_logit"}, "inference": {"seed": 5}}
+        p = run(["fit", self.write_config(cfg), "--quiet", "--threads", "1"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        s = json.loads(p.stdout)
+        self.assertTrue(s["converged"])
+        got = {q["label"]: q for q in s["parameters"]}
+        truth = {"x": 0.7, "f[b]": 0.8, "f[c]": -0.6, "1|2": -0.8, "2|3": 0.6}
+        self.assertEqual(sorted(got), sorted(truth))
+        for name, value in truth.items():
+            with self.subTest(parameter=name):
+                self.assertLess(got[name]["sd"], 0.2)
+                self.assertLessEqual(abs(got[name]["mean"] - value), 3.5 * got[name]["sd"], got[name])
+
     def test_predict_from_the_draws(self):
         # p_k the mean over draws of F(c_k - eta) - F(c_{k-1} - eta), computed here from draws.csv;
         # the metrics and the replicates from those numbers.

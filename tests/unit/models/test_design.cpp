@@ -19,8 +19,9 @@ namespace {
 const std::vector<std::string> kHeader = {"y", "x", "sex", "region", "g"};
 
 Design make(const std::vector<std::string>& features, bool intercept,
-            std::vector<spec::GroupConfig> groups = {}) {
+            std::vector<spec::GroupConfig> groups = {}, const std::string& likelihood = "bernoulli_logit") {
   spec::Config c;
+  c.model.likelihood = likelihood;
   c.data.csv = "d.csv";
   c.data.response = "y";
   c.data.features = features;
@@ -69,6 +70,21 @@ TEST_CASE("design: R's coding and names") {
   CHECK(d.terms[1].n_columns == 1);
   CHECK_FALSE(d.variables[0].categorical);
   CHECK(d.variables[1].categorical);
+}
+
+// The cutpoints of an ordinal model are its intercept (polr and brms's cumulative code the design
+// with one and drop its column): every level of a factor beside them would leave one direction
+// of the cutpoints and the factor's coefficients unidentified.
+TEST_CASE("design: an ordinal model codes factors against its cutpoints") {
+  using V = std::vector<std::string>;
+  for (const char* likelihood : {"ordinal_logit", "ordinal_probit"}) {
+    CAPTURE(likelihood);
+    CHECK(make({"sex"}, false, {}, likelihood).column_names() == V{"sex[m]"});
+    CHECK(make({"x", "sex", "region"}, false, {}, likelihood).column_names() ==
+          V{"x", "sex[m]", "region[n]", "region[s]"});
+    CHECK(make({"x:sex"}, false, {}, likelihood).column_names() == V{"x:sex[f]", "x:sex[m]"});
+  }
+  CHECK(make({"sex"}, false, {}, "categorical_logit").column_names() == V{"sex[f]", "sex[m]"});
 }
 
 TEST_CASE("design: group terms") {
