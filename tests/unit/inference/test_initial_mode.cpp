@@ -112,11 +112,40 @@ TEST_CASE("initial mode: damped Newton lands on a closed-form mode and its Hessi
   const Eigen::VectorXd x_star = m.partialPivLu().solve(u_star);
   for (int j = 0; j < 3; ++j) CHECK(fit.mode[j] == doctest::Approx(x_star[j]).epsilon(1e-8));
   const Eigen::MatrixXd H = m.transpose() * a.asDiagonal() * m;
-  // Forward differences at h = 1e-4 max(1, |x|): the Hessian to about 1e-3 relative.
+  // Forward differences (along the last curvature's whitening, 1e-3 sd): the Hessian to about 1e-3
+  // relative.
   CHECK((fit.precision - H).norm() / H.norm() < 2e-3);
   CHECK(fit.batches ==
         2 * fit.iterations + 1);  // a curvature batch and a line search per step, one more to stop
   CHECK(target.calls == fit.batches);
+}
+
+// A design as forensic glass data's (oxide percentages summing to ~100): columns of 1, ~72 and ~14 with
+// little spread, so the curvature's entries are ~1e4 times its flat direction's. Differences
+// along the axes (h_j = 1e-4 max(1, |x_j|)) lose that direction to their first-order error and
+// Newton crawls; along the last curvature's whitening they keep it.
+TEST_CASE("initial mode: an ill-conditioned curvature, the mode in a few iterations") {
+  Eigen::MatrixXd m(3, 3);
+  m << 1.0, 72.0, 13.6, 1.0, 72.8, 13.1, 1.0, 71.9, 14.4;
+  Eigen::VectorXd a(3), b(3);
+  a << 200, 300, 150;
+  b << 1, 2, 0.05;
+  GammaLogTarget target(m, a, b);
+  const Eigen::VectorXd u_star = (a.array() / b.array()).log().matrix();
+  const Eigen::VectorXd x_star = m.partialPivLu().solve(u_star);  // about (-181, 1.9, 3.6)
+  // From u* + (1, -1, 0.5): the line search's 1/64 cannot tame the origin's exp(u) of this design.
+  const Eigen::VectorXd start = m.partialPivLu().solve(u_star + Eigen::Vector3d(1.0, -1.0, 0.5));
+  const vi::ModeFit fit = vi::find_mode(target, start, {30, 1e-10});
+  REQUIRE(fit.ok);
+  CHECK(fit.iterations <= 12);
+  const Eigen::MatrixXd H = m.transpose() * a.asDiagonal() * m;
+  // Within 1e-4 posterior sd of the mode, in every direction (the metric of the curvature).
+  const Eigen::VectorXd e = fit.mode - x_star;
+  CHECK(std::sqrt(e.dot(H * e)) < 1e-4);
+  // The curvature to 1e-3 in its own metric: H^-1/2 (precision - H) H^-1/2 small.
+  Eigen::LLT<Eigen::MatrixXd> llt(H);
+  const Eigen::MatrixXd Li = llt.matrixL().solve(Eigen::MatrixXd::Identity(3, 3));
+  CHECK((Li * (fit.precision - H) * Li.transpose()).norm() < 1e-3);
 }
 
 TEST_CASE("initial mode: a non-log-concave start is regularized, the mode still found") {
