@@ -172,7 +172,7 @@ int predict_categorical_rows(const PredictOptions& o, const models::FitResult& f
         o.replicates.second,
         replicates_csv(models::replicate_categorical(fit, prows, rows.record, replicates, seed, K, ref, threads),
                        rows.record, true));
-  const std::string out = category_table_csv(pred, rows, {});
+  const std::string out = category_table_csv(pred, rows, fit.levels);
   nlohmann::ordered_json metrics;
   std::string report;
   if (rows.y.size() > 0) {

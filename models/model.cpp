@@ -161,6 +161,7 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
   const bool categorical = config.likelihood == "categorical_logit";
   Index C = 1;  // linear predictors per row
   std::vector<int> cats;
+  std::vector<std::string> cat_labels;  // "mu2" or "muVeh", per category in cats
   if (categorical) {
     // K from the data (or the config); before the data is read (a preflight probe), the fewest the
     // config allows: its categories, its reference, one more than an alpha prior's array.
@@ -179,6 +180,12 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
                                                           std::to_string(K) + " categories");
     for (int k = 1; k <= K; ++k)
       if (k != ref) cats.push_back(k);
+    // brms's labels name a category by its level (muVeh_Intercept) when the response has labels.
+    const std::vector<std::string>& names = shape.response_level_names;
+    for (int k : cats)
+      cat_labels.push_back("mu" + (static_cast<int>(names.size()) == K
+                                       ? names[static_cast<std::size_t>(k - 1)]
+                                       : std::to_string(k)));
     C = K - 1;
     m.layout_.set_categories(K, ref);
   }
@@ -188,9 +195,9 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
     } else {
       // brms's names b_mu2_Intercept, ... as labels.
       ParameterBlock a{"alpha", 0, C, true, {}, Support::real, {}};
-      for (int k : cats) {
-        a.names.push_back("alpha." + std::to_string(k));
-        a.labels.push_back("mu" + std::to_string(k) + "_Intercept");
+      for (std::size_t c = 0; c < cats.size(); ++c) {
+        a.names.push_back("alpha." + std::to_string(cats[c]));
+        a.labels.push_back(cat_labels[c] + "_Intercept");
       }
       m.layout_.add(std::move(a));
     }
@@ -200,9 +207,9 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
   } else {
     ParameterBlock b{"beta", 0, C * D, true, {}, Support::real, {}};
     for (Index j = 0; j < D; ++j)
-      for (int k : cats) {
-        b.names.push_back("beta." + std::to_string(k) + "." + std::to_string(j + 1));
-        b.labels.push_back("mu" + std::to_string(k) + "_" + feature_names[static_cast<std::size_t>(j)]);
+      for (std::size_t c = 0; c < cats.size(); ++c) {
+        b.names.push_back("beta." + std::to_string(cats[c]) + "." + std::to_string(j + 1));
+        b.labels.push_back(cat_labels[c] + "_" + feature_names[static_cast<std::size_t>(j)]);
       }
     m.layout_.add(std::move(b));
   }
@@ -236,7 +243,7 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
   // (brms's sd_g__muk_Intercept), category-major within each block (sd_g.k.e, cor_g.k.i.j,
   // r_g.k.l.e), so category c's part of a block is the run of columns a single factor's would be.
   const auto cat_name = [&](std::size_t c) { return categorical ? std::to_string(cats[c]) + "." : std::string(); };
-  const auto cat_label = [&](std::size_t c) { return categorical ? "mu" + std::to_string(cats[c]) + "_" : std::string(); };
+  const auto cat_label = [&](std::size_t c) { return categorical ? cat_labels[c] + "_" : std::string(); };
   const auto n_cats = static_cast<std::size_t>(C);
   for (const auto& g : shape.groups) {
     const Index K = g.effects_count();

@@ -68,11 +68,13 @@ Problem<T> load_problem(const spec::Config& config, reduce::Communicator& comm, 
   }
   shape.column_means = xs.mean;
   if (config.model.likelihood == "categorical_logit") {
-    // K: /model/categories (the reader has refused a category above it), else the largest on any rank.
+    // K: /model/categories or /data/levels' length (the reader has refused a category above it), else
+    // the largest on any rank.
     double k = d.y.size() > 0 ? d.y.maxCoeff() : 2.0;
     comm.allreduce_max(&k, 1);
     shape.response_levels = config.model.categories > 0 ? static_cast<Index>(config.model.categories)
                                                         : static_cast<Index>(k);
+    shape.response_level_names = config.data.levels;  // with /data/levels, categories is their number
     if (config.model.reference_category > std::max<Index>(shape.response_levels, 2))
       throw config_error("/model/reference_category",
                          "is " + std::to_string(config.model.reference_category) + ", but the response has " +

@@ -124,6 +124,8 @@ class TableParser {
         }
         std::string what = std::string(describe(status)) + " " + quoted_excerpt(text);
         if (slot.kind == Slot::numeric && status == NumberStatus::invalid) what += " " + spec_.numeric_hint;
+        if (slot.kind == Slot::response && status == NumberStatus::invalid && !spec_.response_hint.empty())
+          what += " " + spec_.response_hint;
         bad(what);
       }
       if (slot.kind == Slot::response) {

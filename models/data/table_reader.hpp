@@ -30,8 +30,8 @@ struct TableSpec {
   std::vector<int> text;     // header indexes of the categorical columns
   int response = -1;         // -1: none
   ResponseCheck check;       // judges each response value
-  // The response as labels (the ordinal likelihoods' /data/levels): each cell, its spaces trimmed,
-  // must be one of these and is read as its position + 1 (`check` is not applied); a cell that is
+  // The response as labels (/data/levels of the ordinal and categorical likelihoods): each cell, its spaces
+  // trimmed, must be one of these and is read as its position + 1 (`check` is not applied); a cell that is
   // not is a data error. Empty: the response is a number.
   std::vector<std::string> response_labels;
   std::vector<ExtraColumn> extras;
@@ -41,6 +41,8 @@ struct TableSpec {
   std::vector<bool> tally_numeric, tally_text;
   // Said after "non-numeric value 'abc'" in a numeric column that is not tallied.
   std::string numeric_hint = "(a numeric column; list it in /data/categorical if it holds categories)";
+  // Said after "non-numeric value 'abc'" in the response column (empty: nothing).
+  std::string response_hint;
 };
 
 template <class T>

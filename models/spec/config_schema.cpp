@@ -51,7 +51,8 @@ const Section& data_section() {
            "The population-level terms, in the order of the coefficients: a column name (`x`; a categorical "
            "column becomes one coefficient per level but the reference one), or an interaction of columns "
            "joined by `:` (`x:z`, `x:sex`). Default: every column but the response, the trials, offset, "
-           "exposure and weights columns and the grouping columns of `/model/groups`, in file order; `[]` for none (an "
+           "exposure and weights columns and the grouping columns of `/model/groups`, in file order; `[]` "
+           "for none (an "
            "intercept-only model). Absent when `/model/formula` is given.",
            true},
           {"categorical",
@@ -124,7 +125,8 @@ const Section& data_section() {
            {},
            {},
            "Name of a column of positive exposures whose log is added to the linear predictor, so the rate "
-           "is exposure * exp(alpha + x . beta) (poisson_log, negative_binomial_log, lognormal (the median) and "
+           "is exposure * exp(alpha + x . beta) (poisson_log, negative_binomial_log, lognormal (the median) "
+           "and "
            "gamma_log (the mean); read as double). "
            "With `offset` too, both "
            "are added."},
@@ -135,7 +137,8 @@ const Section& data_section() {
            {},
            {},
            "Name of a column of non-negative row weights (any likelihood; read as double): row i's log "
-           "likelihood is multiplied by w_i, as brms's `y | weights(w)` and statsmodels' GLM `freq_weights` do, "
+           "likelihood is multiplied by w_i, as brms's `y | weights(w)` and statsmodels' GLM `freq_weights` "
+           "do, "
            "so an integer weight k is the row repeated k times and 0 leaves the row out. Never a feature."},
           {"levels",
            Kind::string_array,
@@ -143,13 +146,17 @@ const Section& data_section() {
            false,
            {},
            {},
-           "ordinal_logit, ordinal_probit only: the response's categories in order, lowest first (`[\"poor\", "
-           "\"fair\", \"good\"]`). The response column then holds these labels (compared as text, surrounding "
-           "spaces ignored), read as categories 1 ... K with K the list's length, so a level no row takes still "
-           "has its cutpoints; a label not in the list is a data error (exit 65 at its line). At least 2 "
-           "distinct labels, none empty, `NA` or NaN. Without it the response is integers 1 ... K. The "
-           "cutpoints are labelled `poor|fair`, ..., `predict` names its columns `p_poor`, ... and writes "
-           "labels in `category`, and the summary records the list (`data.levels`)."},
+           "ordinal_logit, ordinal_probit, categorical_logit only: the response's categories in order "
+           "(ordinal: lowest first, `[\"poor\", \"fair\", \"good\"]`; categorical: the reference category "
+           "first unless `/model/reference_category` gives another position). The response column then holds "
+           "these labels (compared as text, surrounding spaces ignored), read as categories 1 ... K with K "
+           "the list's length, so a level no row takes is still a category; a label not in the list is a "
+           "data "
+           "error (exit 65 at its line). At least 2 distinct labels, none empty, `NA` or NaN. Without it the "
+           "response is integers 1 ... K. The cutpoints are labelled `poor|fair`, ..., categorical_logit's "
+           "parameters `mucar_Intercept`, `mucar_x` (brms's names), `predict` names its columns `p_poor`, "
+           "... "
+           "and writes labels in `category`, and the summary records the list (`data.levels`)."},
       }};
   return s;
 }
@@ -164,8 +171,8 @@ const Section& model_section() {
            nullptr,
            true,
            {},
-           {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal", "negative_binomial_log",
-            "lognormal", "gamma_log", "beta_logit", "student_t", "ordinal_logit",
+           {"bernoulli_logit", "bernoulli_probit", "binomial_logit", "poisson_log", "normal",
+            "negative_binomial_log", "lognormal", "gamma_log", "beta_logit", "student_t", "ordinal_logit",
             "ordinal_probit", "categorical_logit"},
            "The observation model, with linear predictor eta = alpha + x . beta. bernoulli_logit: logistic "
            "regression, y in {0, 1}, P(y = 1) = sigmoid(eta). bernoulli_probit: probit regression, y in {0, "
@@ -179,27 +186,35 @@ const Section& model_section() {
            "`/model/priors/sigma`. negative_binomial_log: overdispersed counts y in {0, 1, ...}, NB2 with "
            "mean mu = exp(eta + offset) and variance mu + mu^2 / phi, offset and exposure as poisson_log, "
            "with a positive shape parameter `phi` (prior at `/model/priors/phi`, default gamma(0.01, 0.01)). "
-           "lognormal: positive y > 0 with log y ~ Normal(eta, sigma), density scipy.stats.lognorm(s = sigma, "
+           "lognormal: positive y > 0 with log y ~ Normal(eta, sigma), density scipy.stats.lognorm(s = "
+           "sigma, "
            "scale = exp(eta)) (the Jacobian -log y included), with a positive scale `sigma` (prior at "
            "`/model/priors/sigma`, default exponential(1 / sd(log y))). gamma_log: positive y > 0, "
            "Gamma with mean mu = exp(eta) and variance mu^2 / shape, density scipy.stats.gamma(a = shape, "
            "scale = mu / shape), with a positive parameter `shape` (prior at `/model/priors/shape`, default "
            "brms's gamma(0.01, 0.01)). beta_logit: proportions 0 < y < 1, Beta with mean mu = expit(eta) and "
-           "variance mu (1 - mu) / (1 + phi), density scipy.stats.beta(mu phi, (1 - mu) phi), with a positive "
-           "precision `phi` (prior at `/model/priors/phi`, default brms's gamma(0.01, 0.01)). student_t: robust "
+           "variance mu (1 - mu) / (1 + phi), density scipy.stats.beta(mu phi, (1 - mu) phi), with a "
+           "positive "
+           "precision `phi` (prior at `/model/priors/phi`, default brms's gamma(0.01, 0.01)). student_t: "
+           "robust "
            "linear regression, any real y, y ~ StudentT(nu, eta, sigma) as scipy.stats.t(df = nu, loc = eta, "
            "scale = sigma), with positive parameters `sigma` (default as normal's) and `nu` (default brms's "
            "gamma(2, 0.1)); fitted by the monte_carlo method only. ordinal_logit, "
-           "ordinal_probit: ordered categories y in {1, ..., K} (K the largest in the data or `/model/categories`), or labels in the order of `/data/levels` (K their number), cumulative model "
+           "ordinal_probit: ordered categories y in {1, ..., K} (K the largest in the data or "
+           "`/model/categories`), or labels in the order of `/data/levels` (K their number), cumulative "
+           "model "
            "P(y = k) = F(c_k - eta) - F(c_{k-1} - eta) with F = expit or Phi (brms's cumulative, stan_polr), "
            "K - 1 increasing `cutpoints` (prior at `/model/priors/cutpoints`, default brms's student_t(3, 0, "
            "2.5)), no intercept (the cutpoints take its place), fitted by the monte_carlo method. "
-           "categorical_logit: unordered categories y in {1, ..., K} (multinomial logit, brms's categorical, "
-           "statsmodels' MNLogit): P(y = k) = exp(eta_k) / sum_j exp(eta_j) with eta_k = alpha_k + x . beta_k "
+           "categorical_logit: unordered categories y in {1, ..., K}, or labels listed in `/data/levels` "
+           "(multinomial logit, brms's categorical, "
+           "statsmodels' MNLogit): P(y = k) = exp(eta_k) / sum_j exp(eta_j) with eta_k = alpha_k + x . "
+           "beta_k "
            "for every category k but the reference (`/model/reference_category`, whose eta is 0); the "
            "parameters are `alpha.k` and `beta.k.j` (feature j), the `alpha` and `beta` priors applying to "
            "every category's; group terms give each such category its own effects, sds and correlations "
-           "(`r_F.k.l.e`, `sd_F.k.e`, `cor_F.k.i.j`, brms's sd_F__muk_...); fitted by the monte_carlo method, "
+           "(`r_F.k.l.e`, `sd_F.k.e`, `cor_F.k.i.j`, brms's sd_F__muk_...); fitted by the monte_carlo "
+           "method, "
            "no offset or exposure yet."},
           {"categories",
            Kind::auto_integer,
@@ -217,7 +232,8 @@ const Section& model_section() {
            between(1, 1000),
            {},
            "categorical_logit only: the category whose linear predictor is fixed at 0 (brms's and "
-           "statsmodels' first category by default); the other categories' coefficients are relative to it."},
+           "statsmodels' first category by default; with /data/levels, a position in that list); the other "
+           "categories' coefficients are relative to it."},
           {"formula",
            Kind::string,
            nullptr,

@@ -549,18 +549,16 @@ Config parse_config_text(const std::string& text, const std::string& path, const
     throw config_error("/model/reference_category", "applies to the categorical_logit likelihood only");
   if (!model.at("categories").is_null()) cfg.model.categories = model.at("categories").get<long long>();
   cfg.model.reference_category = model.at("reference_category").get<long long>();
-  if (cfg.model.categories > 0 && cfg.model.reference_category > cfg.model.categories)
-    throw config_error("/model/reference_category", "is " + std::to_string(cfg.model.reference_category) +
-                                                        ", but /model/categories is " +
-                                                        std::to_string(cfg.model.categories));
   if (data.contains("levels")) {
-    // The ordinal response's labels in order: K from the list, each label read as its
-    // position. Labels are compared as text after trimming the cell's spaces, so a level must be
-    // trimmed itself, and it must not read as a missing cell.
-    if (!ordinal)
-      throw config_error("/data/levels", "the " + cfg.model.likelihood +
-                                             " likelihood takes no levels (only ordinal_logit and ordinal_probit "
-                                             "do: the response's categories in order)");
+    // The response's labels in order (ordinal: lowest first; categorical: the reference first by
+    // default): K from the list, each label read as its position. Labels are compared as text
+    // after trimming the cell's spaces, so a level must be trimmed itself, and it must not read as
+    // a missing cell.
+    if (!ordinal && !categorical)
+      throw config_error("/data/levels",
+                         "the " + cfg.model.likelihood +
+                             " likelihood takes no levels (only ordinal_logit, ordinal_probit and "
+                             "categorical_logit do: the response's categories)");
     cfg.data.levels = data.at("levels").get<std::vector<std::string>>();
     const std::size_t n = cfg.data.levels.size();
     if (n < 2)
@@ -586,10 +584,22 @@ Config parse_config_text(const std::string& text, const std::string& path, const
     throw config_error("/model/categories", "at most " + std::to_string(models::kMaxOrdinalLevels) +
                                                 " categories for " + cfg.model.likelihood + "; got " +
                                                 std::to_string(cfg.model.categories));
-  if (ordinal && cfg.model.categories > 0 && !cfg.data.levels.empty() &&
+  if (cfg.model.categories > 0 && !cfg.data.levels.empty() &&
       cfg.model.categories != static_cast<long long>(cfg.data.levels.size()))
     throw config_error("/model/categories", "is " + std::to_string(cfg.model.categories) + ", but /data/levels has " +
                                                 std::to_string(cfg.data.levels.size()) + " categories");
+  if (categorical && !cfg.data.levels.empty()) {
+    // The labels fix K, as /model/categories would (a label no row takes is still a category).
+    cfg.model.categories = static_cast<long long>(cfg.data.levels.size());
+    model["categories"] = cfg.model.categories;
+  }
+  if (cfg.model.categories > 0 && cfg.model.reference_category > cfg.model.categories)
+    throw config_error(
+        "/model/reference_category",
+        "is " + std::to_string(cfg.model.reference_category) + ", but " +
+            (cfg.data.levels.empty()
+                 ? "/model/categories is " + std::to_string(cfg.model.categories)
+                 : "/data/levels has " + std::to_string(cfg.model.categories) + " categories"));
   model["groups"] = resolve_groups(model.at("groups"), cfg.data, cfg.model);
   if (cfg.data.features && cfg.data.features->empty() && !cfg.model.intercept && cfg.model.groups.empty() &&
       !ordinal)

@@ -6,7 +6,9 @@ per-term and per-category ones; K = 2 against bernoulli_logit on y - 1 (value an
 (K, rows per category, the parameter names); the Monte Carlo fit of the example data covering the
 truth it was drawn from (data/make_likelihood_data.py), under auto (fullrank) and meanfield;
 predict's probabilities, metrics and replicates against numbers computed from draws.csv;
-simulate's data fitted back; the same bits on 1 and 2 ranks, float32 features; and the errors: a category that is not an integer >= 1, or above
+simulate's data fitted back; the same bits on 1 and 2 ranks, float32 features; labels in /data/levels
+give the integer coding's bits and name the parameters, check's counts and predict's columns; and
+the errors: text without /data/levels or a label not in it, a category that is not an integer >= 1, or above
 /model/categories, is exit 65 at FILE:LINE; offset, the exact method, a reference
 category beyond K or on another likelihood are exit 78 (loo and kfold: test_categorical_loo.py).
 About 10 CPU-seconds."""
@@ -300,6 +302,79 @@ class Categorical(BinaryTestCase):
         p = run(["check", self.write_config(cfg)])
         self.assertIn("y: 4 unordered categories (reference 2)", p.stdout)
         self.assertIn("parameters  12: " + " ".join(names(4, 2)), p.stdout)
+
+    def labelled(self, names, name="labels.csv"):
+        x, y = load()
+        rows = ["x1,x2,x3,y"] + ["%r,%r,%r,%s" % (a, b, c, names[v]) for (a, b, c), v in zip(x, y)]
+        return self.write(name, "\n".join(rows) + "\n")
+
+    def test_labels_give_the_integer_fit(self):
+        # /data/levels: the response as labels (brms's factor response), read as their positions,
+        # the reference first by default. The same rows as integers give the same bits; labels
+        # name the parameters as brms does (muvan_Intercept), check's counts and predict's columns.
+        labels = ["bus", "car", "van"]
+        base = example_config()
+        base["inference"]["output_draws"] = 100
+        named = dict(base, data={"csv": self.labelled({1: "bus", 2: " car ", 3: "van"}), "levels": labels,
+                                 "response": "y"})
+        a = run(["fit", self.write_config(base, "ints.json"), "--quiet", "--threads", "1"])
+        b = run(["fit", self.write_config(named, "named.json"), "--quiet", "--threads", "1",
+                 "--output", self.path("fit")])
+        self.assertEqual(a.returncode, 0, a.stderr)
+        self.assertEqual(b.returncode, 0, b.stderr)
+        sa, sb = json.loads(a.stdout), json.loads(b.stdout)
+        self.assertEqual([(q["name"], q["mean"], q["sd"]) for q in sa["parameters"]],
+                         [(q["name"], q["mean"], q["sd"]) for q in sb["parameters"]])
+        self.assertEqual(sa["elbo"], sb["elbo"])
+        got = {q["name"]: q["label"] for q in sb["parameters"]}
+        self.assertEqual(got["alpha.3"], "muvan_Intercept")
+        self.assertEqual(got["beta.2.1"], "mucar_x1")
+        with open(self.path("fit/summary.json")) as f:
+            self.assertEqual(json.load(f)["data"]["levels"], labels)
+        _, y = load()
+        counts = collections.Counter(y)
+        p = run(["check", self.write_config(named, "named.json")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("y: 3 unordered categories (reference 1); rows per category: " +
+                      ", ".join("%s: %d" % (labels[k - 1], counts[k]) for k in (1, 2, 3)), p.stdout)
+        new = self.write("new.csv", "x1,x2,x3,y\n0.1,0.2,0.3,van\n1.5,0.2,-0.3,bus\n")
+        p = run(["predict", self.write_config(named, "named.json"), "--fit", self.path("fit"), "--data", new])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = read_csv_rows(p.stdout)
+        self.assertEqual(list(rows[0]), ["p_" + l for l in labels] + ["category"])
+        for r in rows:
+            probs = [float(r["p_" + l]) for l in labels]
+            self.assertAlmostEqual(sum(probs), 1.0, places=12)
+            self.assertEqual(r["category"], labels[int(np.argmax(probs))])
+        bad = self.write("new_bad.csv", "x1,x2,x3,y\n0.1,0.2,0.3,van\n0.1,0.2,0.3,truck\n")
+        self.assert_error(run(["predict", self.write_config(named, "named.json"), "--fit", self.path("fit"),
+                               "--data", bad]), 65, where=bad + ":3", contains="'truck' is not one of")
+        # Another reference by its position in the list; a fourth level no row takes is a category.
+        other = json.loads(json.dumps(named))
+        other["data"]["levels"] = labels + ["taxi"]
+        other["model"]["reference_category"] = 3
+        p = run(["check", self.write_config(other, "other.json")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("y: 4 unordered categories (reference 3)", p.stdout)
+        self.assertIn("taxi: 0", p.stdout)
+        self.assertIn("parameters  12: " + " ".join(names(4, 3)), p.stdout)
+
+    def test_label_errors(self):
+        # Text without /data/levels says what is missing; a label not in the list is 65 at its
+        # line; /model/categories and /model/reference_category must fit the list (78).
+        text = self.labelled({1: "bus", 2: "car", 3: "van"})
+        cfg = dict(example_config(), data={"csv": text, "response": "y"})
+        self.assert_error(run(["check", self.write_config(cfg)]), 65, where=text + ":2",
+                          contains="categories as text need /data/levels")
+        cfg["data"]["levels"] = ["bus", "car"]
+        self.assert_error(run(["check", self.write_config(cfg)]), 65, contains="'van' is not one of the categories")
+        cfg["data"]["levels"] = ["bus", "car", "van"]
+        cfg["model"] = dict(cfg["model"], categories=4)
+        self.assert_error(run(["check", self.write_config(cfg)]), 78, where="/model/categories",
+                          contains="/data/levels has 3 categories")
+        cfg["model"] = dict(cfg["model"], categories=None, reference_category=4)
+        self.assert_error(run(["check", self.write_config(cfg)]), 78, where="/model/reference_category",
+                          contains="/data/levels has 3 categories")
 
     def test_errors(self):
         base = example_config()
