@@ -313,18 +313,34 @@ class Parser {
     literal.push_back(is_literal);
   }
 
+  // offset(NAME), or offset(log(NAME)): NAME an exposure, the offset its log (R's usual way of
+  // writing one: glm(y ~ x + offset(log(t)), poisson)).
   void parse_offset() {
     const Token& name = next();  // "offset"
     next();                      // '('
-    if (ast_.offset) throw error(name.column, "offset() given twice");
-    FormulaName n = name_token("a column name inside offset()");
-    check_not_response(n);
-    if (peek().kind != Tok::close) {
-      if (peek().kind == Tok::end) throw error(name.column + 6, "unbalanced '(': no ')' after it");
-      throw error(peek().column, "offset() takes one column name");
+    const bool log = peek().kind == Tok::name && peek(1).kind == Tok::open;
+    if (peek().kind == Tok::name && peek(1).kind == Tok::open && peek().text != "log")
+      throw error(peek().column,
+                  "only log() inside offset() (offset(log(t)) for an exposure t): " + quote(peek().text));
+    std::optional<FormulaName>& target = log ? ast_.exposure : ast_.offset;
+    if (target) throw error(name.column, log ? "offset(log()) given twice" : "offset() given twice");
+    const std::size_t log_open = log ? peek(1).column : 0;
+    if (log) {
+      next();  // "log"
+      next();  // '('
     }
-    next();
-    ast_.offset = std::move(n);
+    FormulaName n = name_token(log ? "a column name inside offset(log())" : "a column name inside offset()");
+    check_not_response(n);
+    for (int closing = log ? 2 : 1; closing > 0; --closing) {
+      if (peek().kind != Tok::close) {
+        if (peek().kind == Tok::end)
+          throw error(closing == 2 ? log_open : name.column + 6, "unbalanced '(': no ')' after it");
+        throw error(peek().column,
+                    closing == 2 ? "log() takes one column name" : "offset() takes one column name");
+      }
+      next();
+    }
+    target = std::move(n);
   }
 
   // '(' gparts ('|' | '||') factor ')'

@@ -1,18 +1,19 @@
 #pragma once
 // The model formula users know from lme4, brms and bambi, as a shorthand for the structured
-// config (data.response, data.features, model.intercept, model.groups, data.offset):
+// config (data.response, data.features, model.intercept, model.groups, data.offset, data.exposure):
 //
 //   y ~ x + z + x:z + (1 + x | g1) + (1 | g2)
 //
 //   formula  := NAME '~' rhs
 //   rhs      := ['-'] part (('+' | '-') part)*
-//   part     := '0' | '1' | 'offset(' NAME ')' | '(' group ')' | product
+//   part     := '0' | '1' | 'offset(' NAME ')' | 'offset(log(' NAME '))' | '(' group ')' | product
 //   group    := gpart (('+' | '-') gpart)* ('|' | '||') factor      gpart := '0' | '1' | product
 //   factor   := NAME ((':' | '/') NAME)*
 //   product  := inter ('*' inter)*          (a * b = a + b + a:b, every subset of the factors)
 //   inter    := NAME (':' NAME)*            (an interaction; one NAME is a main effect)
 //   NAME     := [A-Za-z_.][A-Za-z0-9_.]* or a `backquoted` column name
 //
+// offset(log(t)) names t as the exposure (data.exposure: log t added to eta), offset(z) the offset.
 // '0 +', '+ 0' and '- 1' drop the intercept ('1' keeps it, the default); inside a group term they
 // drop the varying intercept. '||' makes the varying effects uncorrelated. '(x | a/b)' is
 // '(x | a) + (x | a:b)': b nested in a, a:b the combined factor. A term is a set of columns
@@ -58,6 +59,7 @@ struct FormulaAst {
   std::vector<FormulaTerm> terms;  // population-level, in the order written (expansions in place)
   std::vector<FormulaGroup> groups;
   std::optional<FormulaName> offset;
+  std::optional<FormulaName> exposure;  // offset(log(NAME))
 };
 
 // Parses a formula. Every failure is an Error with ExitCode::config at "/model/formula", whose

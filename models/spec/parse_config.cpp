@@ -350,19 +350,19 @@ OptimizerConfig read_optimizer(const Json& o) {
 void expand_formula(Json& data, Json& model, ModelConfig& out) {
   const Json& f = model.at("formula");
   if (!f.is_string()) throw config_error("/model/formula", "expected a string, e.g. \"y ~ x + (1 | g)\"");
-  for (const char* key : {"response", "features", "offset"})
-    if (data.contains(key))
+  out.formula = f.get<std::string>();
+  const FormulaAst ast = parse_formula(out.formula);
+  for (const char* key : {"response", "features", "offset", "exposure"})
+    if (data.contains(key) && (std::string_view(key) != "exposure" || ast.exposure))
       throw config_error(
           std::string("/data/") + key,
           "given by /model/formula as well; remove one of the two (the formula names the response, "
-          "the terms and offset())");
+          "the terms, offset() and offset(log()), the exposure)");
   for (const char* key : {"intercept", "groups"})
     if (model.contains(key))
       throw config_error(std::string("/model/") + key,
                          "given by /model/formula as well; remove one of the two ('0 +' drops the intercept, "
                          "(terms | factor) adds group terms)");
-  out.formula = f.get<std::string>();
-  const FormulaAst ast = parse_formula(out.formula);
   auto note = [&](const FormulaName& n) { out.formula_columns.emplace(n.text, n.column); };
   note(ast.response);
   data["response"] = ast.response.text;
@@ -376,6 +376,10 @@ void expand_formula(Json& data, Json& model, ModelConfig& out) {
   if (ast.offset) {
     data["offset"] = ast.offset->text;
     note(*ast.offset);
+  }
+  if (ast.exposure) {
+    data["exposure"] = ast.exposure->text;
+    note(*ast.exposure);
   }
   model["intercept"] = ast.intercept;
   Json groups = Json::array();

@@ -1,7 +1,7 @@
 """/model/formula: a formula and the structured config it stands for give the same fit, byte for
 byte (summary apart from timing, draws.csv); check --explain prints that structured config, which
 fits the same again; every malformed formula is one config error at /model/formula with the
-column and the place; a formula excludes the keys it stands for."""
+column and the place; a formula excludes the keys it stands for; offset(log(t)) is the exposure t."""
 import json
 import os
 import unittest
@@ -63,6 +63,27 @@ class Formula(BinaryTestCase):
                          {k: v for k, v in a[0].items() if k not in reasons})
         self.assertEqual(explained[1], a[1])
 
+    def test_offset_log_is_the_exposure(self):
+        # offset(log(t)), as R writes an exposure, stands for /data/exposure t: the same fit byte
+        # for byte; beside /data/exposure it is refused like every key a formula stands for.
+        rows = ["y,x,t"] + ["%d,%r,%r" % (int(3 * t * (1 + 0.2 * x) + 0.5), x, t)
+                            for x, t in ((i % 7 - 3.0, 1.0 + (i % 5)) for i in range(200))]
+        csv = self.write("counts.csv", "\n".join(rows) + "\n")
+        formula = {"data": {"csv": csv}, "model": {"likelihood": "poisson_log", "formula": "y ~ x + offset(log(t))"},
+                   "inference": INFERENCE}
+        structured = {"data": {"csv": csv, "response": "y", "features": ["x"], "exposure": "t"},
+                      "model": {"likelihood": "poisson_log", "intercept": True}, "inference": INFERENCE}
+        a = self.fit(formula, "formula")
+        b = self.fit(structured, "structured")
+        a[0]["data"].pop("config")
+        b[0]["data"].pop("config")
+        self.assertEqual(a[0], b[0])
+        self.assertEqual(a[1], b[1])
+        self.assertAlmostEqual([p for p in a[0]["parameters"] if p["name"] == "alpha"][0]["mean"], 1.1, delta=0.1)
+        formula["data"]["exposure"] = "t"
+        self.assert_error(run(["check", self.write_config(formula, "both.json")]), 78, where="/data/exposure",
+                          contains="given by /model/formula as well")
+
     def assert_formula_error(self, formula, contains, where="/model/formula", extra=None):
         cfg = {"data": {"csv": self.csv}, "model": {"likelihood": "bernoulli_logit", "formula": formula}}
         for edit in extra or []:
@@ -83,11 +104,14 @@ class Formula(BinaryTestCase):
             ("y ~ (1 | county) + (x | county)", "already has a term"),
             ("yy ~ x", "col 1: unknown column 'yy' (did you mean 'y'?)"),
             ("y ~ x + offset(z)", "takes no offset"),
+            ("y ~ x + offset(log(z))", "takes no exposure"),
+            ("y ~ x + offset(sqrt(z))", "col 16: only log() inside offset()"),
         ]
         for formula, contains in cases:
             with self.subTest(formula=formula):
-                if "offset" in formula:
-                    self.assert_formula_error(formula, contains, where="/data/offset")
+                if "takes no" in contains:
+                    self.assert_formula_error(formula, contains,
+                                              where="/data/exposure" if "log" in formula else "/data/offset")
                 else:
                     self.assert_formula_error(formula, contains)
 

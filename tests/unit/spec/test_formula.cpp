@@ -72,6 +72,19 @@ TEST_CASE("formula: population-level terms and the intercept") {
   REQUIRE(o.offset);
   CHECK(o.offset->text == "log_t");
   CHECK(term_texts(o.terms) == std::vector<std::string>{"x"});
+  CHECK_FALSE(o.exposure);
+  // offset(log(t)), as R users write an exposure: the column t is the exposure (its log the
+  // offset); beside a plain offset() too.
+  auto e = parse_formula("y ~ x + offset(log(t))");
+  REQUIRE(e.exposure);
+  CHECK(e.exposure->text == "t");
+  CHECK(e.exposure->column == 20);
+  CHECK_FALSE(e.offset);
+  auto both = parse_formula("y ~ offset( log( `holders n` ) ) + x + offset(z)");
+  REQUIRE(both.exposure);
+  REQUIRE(both.offset);
+  CHECK(both.exposure->text == "holders n");
+  CHECK(both.offset->text == "z");
 }
 
 TEST_CASE("formula: group-level terms") {
@@ -135,6 +148,12 @@ TEST_CASE("formula: errors name the column and show the place") {
   CHECK(error_of("y ~ `x").find("unterminated backquoted name") != std::string::npos);
   CHECK(error_of("y ~ `a:b`").find("rename the column") != std::string::npos);
   CHECK(error_of("y ~ offset(t) + offset(u)").find("offset() given twice") != std::string::npos);
+  CHECK(error_of("y ~ offset(log(t)) + offset(log(u))").find("offset(log()) given twice") !=
+        std::string::npos);
+  CHECK(error_of("y ~ offset(exp(t))").find("col 12: only log() inside offset()") == 0);
+  CHECK(error_of("y ~ offset(log(t u))").find("log() takes one column name") != std::string::npos);
+  CHECK(error_of("y ~ offset(log(t)").find("unbalanced '('") != std::string::npos);
+  CHECK(error_of("y ~ offset(log(y))").find("the response") != std::string::npos);
   CHECK(error_of("y ~ ((1 | g))").find("parentheses inside a group term") != std::string::npos);
   // A long formula is cut around the place.
   const std::string long_formula = "y ~ " + std::string(100, 'a') + " + (1 | g";
