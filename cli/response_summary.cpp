@@ -43,7 +43,10 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
   os << "response    " << d.response_name << ": ";
   if (kind == models::ResponseKind::binary) {
     const double ones = sum_over_ranks<1>({d.y.sum()}, comm)[0];
-    os << static_cast<long long>(ones) << " of " << d.total_rows << " are 1 (" << 100.0 * ones / n << " %)\n";
+    // With /data/levels, [failure, success]: "68 of 200 are 1 (Yes; 34 %)".
+    const std::vector<std::string>& labels = d.response_levels;
+    os << static_cast<long long>(ones) << " of " << d.total_rows << " are 1 ("
+       << (labels.size() == 2 ? labels[1] + "; " : std::string()) << 100.0 * ones / n << " %)\n";
     return os.str();
   }
   const auto [lo, hi] = range_over_ranks(d.y, comm);

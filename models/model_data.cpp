@@ -120,10 +120,13 @@ LocalRead<T> read_local(const spec::Config& config, const Likelihood& lik, reduc
   ts.response = extras.response;
   ts.check = [&lik](double y) { return lik.check_response(y); };
   ts.response_labels = config.data.levels;
+  ts.first_label_value = spec::first_level_value(config.model.likelihood);
   if (spec::has_cutpoints(config.model.likelihood))
     ts.response_hint = "(categories as text need /data/levels: the labels in order, lowest first)";
   else if (config.model.likelihood == "categorical_logit")
     ts.response_hint = "(categories as text need /data/levels: the labels, the reference category first)";
+  else if (spec::first_level_value(config.model.likelihood) == 0.0)
+    ts.response_hint = "(a binary response as text needs /data/levels: [failure, success], read as 0 and 1)";
   auto add_extra = [&](int column, data::ResponseCheck check) {
     if (column < 0) return -1;
     ts.extras.push_back({column, std::move(check)});

@@ -67,7 +67,8 @@ PredictionRowsReader::PredictionRowsReader(const std::string& path, const design
   const auto response_it = where.find(response);
   spec_.response = response_it == where.end() ? -1 : response_it->second;
   spec_.check = [&likelihood](double y) { return likelihood.check_response(y); };
-  spec_.response_labels = data.levels;  // an ordinal response's labels, as the fit read them
+  spec_.response_labels = data.levels;  // the response's labels, as the fit read them
+  spec_.first_label_value = spec::first_level_value(likelihood.name());
   auto add_extra = [&](const std::optional<std::string>& name, const char* role, data::ResponseCheck check) {
     if (!name) return -1;
     spec_.extras.push_back(

@@ -9,6 +9,7 @@ the standard library.
 
 import argparse
 import csv
+import json
 import math
 import os
 import sys
@@ -72,6 +73,8 @@ def parse_args(argv):
     p.add_argument("--group", metavar="COLUMN", help="stat by the levels of this data column")
     p.add_argument("--lines", type=int, default=50, metavar="N", help="replicates drawn by overlay")
     p.add_argument("--trials", metavar="COLUMN", help="binomial: show y / trials (calibration)")
+    p.add_argument("--fit", metavar="DIR", help="the fit's folder: a response of labels (/data/levels) is "
+                   "read as the fit read it, from DIR/summary.json")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="the figure (.png, .pdf, .svg)")
     a = p.parse_args(argv)
     if a.lines < 1:
@@ -90,8 +93,23 @@ def open_text(path):
         raise InputError(EX_NOINPUT, path, f"cannot open ({exc.strerror})")
 
 
-def read_data(path, response, group):
-    """The response (NaN where empty or NA) and the group labels of every data row."""
+def response_labels(fit_dir):
+    """{label: value} for a response of labels, as the fit read it: its summary's data.levels at
+    0 and 1 for the binary likelihoods, 1 ... K for the categorical ones; {} without labels."""
+    path = os.path.join(fit_dir, "summary.json")
+    with open_text(path) as f:
+        try:
+            data = json.load(f)["data"]
+        except (ValueError, KeyError, TypeError):
+            raise InputError(EX_DATAERR, path, "not a fit's summary (no data section)")
+    levels = data.get("levels") or []
+    first = 0 if data.get("likelihood") in ("bernoulli_logit", "bernoulli_probit") else 1
+    return {label: float(first + k) for k, label in enumerate(levels)}
+
+
+def read_data(path, response, group, labels):
+    """The response (NaN where empty or NA; a label its value in `labels`) and the group labels of
+    every data row."""
     with open_text(path) as f:
         reader = csv.reader(f)
         header = next(reader, None)
@@ -107,13 +125,18 @@ def read_data(path, response, group):
             if len(row) != len(header):
                 raise InputError(EX_DATAERR, f"{path}:{line}", f"{len(row)} fields, the header has {len(header)}")
             text = row[jy].strip()
-            if text in ("", "NA", "NaN", "nan"):
+            if text in labels:
+                y.append(labels[text])
+            elif text in ("", "NA", "NaN", "nan"):
                 y.append(math.nan)
             else:
                 try:
                     y.append(float(text))
                 except ValueError:
-                    raise InputError(EX_DATAERR, f"{path}:{line}", f"'{text}' in column '{response}' is not a number")
+                    hint = (" nor one of the fit's labels" if labels else
+                            " (a response of labels: give --fit DIR, whose summary lists them)")
+                    raise InputError(EX_DATAERR, f"{path}:{line}", f"'{text}' in column '{response}' is not a number"
+                                     + hint)
             if jg is not None:
                 g.append(row[jg])
     return np.array(y), g
@@ -237,7 +260,7 @@ def save(fig, path):
 
 def main(argv):
     a = parse_args(argv)
-    y_all, groups = read_data(a.data, a.response, a.group)
+    y_all, groups = read_data(a.data, a.response, a.group, response_labels(a.fit) if a.fit else {})
     yrep, index = read_replicates(a.replicates, len(y_all))
     y = y_all[index]
     if np.any(np.isnan(y)):

@@ -53,7 +53,7 @@ class TableParser {
     for (std::size_t k = 0; k < spec.extras.size(); ++k) claim(spec.extras[k].column, Slot::extra, int(k));
     pending_.resize(spec.text.size());
     for (std::size_t k = 0; k < spec.response_labels.size(); ++k) {
-      label_index_.emplace(spec.response_labels[k], static_cast<double>(k + 1));
+      label_index_.emplace(spec.response_labels[k], static_cast<double>(k) + spec.first_label_value);
       if (k < 8) label_list_ += (k ? ", " : "") + quoted_excerpt(spec.response_labels[k]);
     }
     if (spec.response_labels.size() > 8) label_list_ += ", ... (" + std::to_string(spec.response_labels.size()) + ")";

@@ -30,10 +30,11 @@ struct TableSpec {
   std::vector<int> text;     // header indexes of the categorical columns
   int response = -1;         // -1: none
   ResponseCheck check;       // judges each response value
-  // The response as labels (/data/levels of the ordinal and categorical likelihoods): each cell, its spaces
-  // trimmed, must be one of these and is read as its position + 1 (`check` is not applied); a cell that is
-  // not is a data error. Empty: the response is a number.
+  // The response as labels (/data/levels): each cell, its spaces trimmed, must be one of these and
+  // is read as its position + first_label_value (`check` is not applied); a cell that is not is a
+  // data error. Empty: the response is a number.
   std::vector<std::string> response_labels;
+  double first_label_value = 1.0;  // what response_labels[0] reads as (the binary likelihoods: 0)
   std::vector<ExtraColumn> extras;
   RowCheck row_check;         // the response against its row's extras
   bool keep_records = false;  // fill Table::records and Table::lines

@@ -91,6 +91,12 @@ inline bool has_cutpoints(const std::string& likelihood) {
   return likelihood == "ordinal_logit" || likelihood == "ordinal_probit";
 }
 
+// The value the first of /data/levels reads as: 0 for the binary likelihoods (their list is
+// [failure, success]), 1 for the categorical ones (categories 1 ... K).
+inline double first_level_value(const std::string& likelihood) {
+  return likelihood == "bernoulli_logit" || likelihood == "bernoulli_probit" ? 0.0 : 1.0;
+}
+
 struct ModelConfig {
   std::string likelihood = "bernoulli_logit";
   bool intercept = false;

@@ -146,13 +146,15 @@ const Section& data_section() {
            false,
            {},
            {},
-           "ordinal_logit, ordinal_probit, categorical_logit only: the response's categories in order "
-           "(ordinal: lowest first, `[\"poor\", \"fair\", \"good\"]`; categorical: the reference category "
-           "first unless `/model/reference_category` gives another position). The response column then holds "
-           "these labels (compared as text, surrounding spaces ignored), read as categories 1 ... K with K "
-           "the list's length, so a level no row takes is still a category; a label not in the list is a "
-           "data "
-           "error (exit 65 at its line). At least 2 distinct labels, none empty, `NA` or NaN. Without it the "
+           "ordinal_logit, ordinal_probit, categorical_logit, bernoulli_logit, bernoulli_probit only: the "
+           "response's categories in order (ordinal: lowest first, `[\"poor\", \"fair\", \"good\"]`; "
+           "categorical: the reference category first unless `/model/reference_category` gives another "
+           "position; binary: exactly two, failure then success, `[\"No\", \"Yes\"]`, read as 0 and 1). The "
+           "response column then holds these labels (compared as text, surrounding spaces ignored), read as "
+           "categories 1 ... K with K the list's length, so a level no row takes is still a category; a "
+           "label "
+           "not in the list is a data error (exit 65 at its line). At least 2 distinct labels, none empty, "
+           "`NA` or NaN. Without it the "
            "response is integers 1 ... K. The cutpoints are labelled `poor|fair`, ..., categorical_logit's "
            "parameters `mucar_Intercept`, `mucar_x` (brms's names), `predict` names its columns `p_poor`, "
            "... "

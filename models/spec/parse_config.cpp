@@ -555,16 +555,22 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   cfg.model.reference_category = model.at("reference_category").get<long long>();
   if (data.contains("levels")) {
     // The response's labels in order (ordinal: lowest first; categorical: the reference first by
-    // default): K from the list, each label read as its position. Labels are compared as text
-    // after trimming the cell's spaces, so a level must be trimmed itself, and it must not read as
-    // a missing cell.
-    if (!ordinal && !categorical)
+    // default; binary: failure, success): K from the list, each label read as its position (from
+    // 0 for the binary likelihoods). Labels are compared as text after trimming the cell's spaces,
+    // so a level must be trimmed itself, and it must not read as a missing cell.
+    const bool binary = first_level_value(cfg.model.likelihood) == 0.0;
+    if (!ordinal && !categorical && !binary)
       throw config_error("/data/levels",
                          "the " + cfg.model.likelihood +
-                             " likelihood takes no levels (only ordinal_logit, ordinal_probit and "
-                             "categorical_logit do: the response's categories)");
+                             " likelihood takes no levels (only ordinal_logit, ordinal_probit, "
+                             "categorical_logit, bernoulli_logit and bernoulli_probit do: the "
+                             "response's categories)");
     cfg.data.levels = data.at("levels").get<std::vector<std::string>>();
     const std::size_t n = cfg.data.levels.size();
+    if (binary && n != 2)
+      throw config_error(
+          "/data/levels",
+          "a binary response has 2 labels, [failure, success] (read as 0 and 1); got " + std::to_string(n));
     if (n < 2)
       throw config_error("/data/levels", "needs at least 2 categories, lowest first; got " + std::to_string(n));
     if (n > static_cast<std::size_t>(models::kMaxOrdinalLevels))

@@ -157,6 +157,28 @@ class PlotScript(BinaryTestCase):
                   "--kind", "bars", "-o", self.path("x.png")])
         self.assertEqual(p.returncode, 65, p.stderr)
 
+    def test_a_response_of_labels(self):
+        # A binary response as labels (/data/levels ["No", "Yes"]): --fit reads them as the fit
+        # did, 0 and 1, so the calibration plot and the mean are those of the 0/1 rows; without
+        # --fit the label is not a number and the error says what to give.
+        data = lm.simulate("bernoulli_logit", 200, 0.3, [0.7, -0.4, 0.2], seed=43)
+        rows = ["x1,x2,x3,y"] + ["%r,%r,%r,%s" % (a, b, c, "Yes" if v else "No")
+                                 for a, b, c, v in zip(data["x1"], data["x2"], data["x3"], data["y"])]
+        csv = self.write("d.csv", "\n".join(rows) + "\n")
+        cfg = self.write_config({"data": {"csv": csv, "levels": ["No", "Yes"]},
+                                 "model": {"likelihood": "bernoulli_logit", "formula": "y ~ x1 + x2 + x3"},
+                                 "inference": {"seed": 5}})
+        self.assertEqual(run(["fit", cfg, "--quiet", "--output", self.path("fit")]).returncode, 0)
+        p = run(["predict", cfg, "--fit", self.path("fit"), "--replicates", "300", self.path("yrep.csv")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.draw("--fit", self.path("fit"))
+        err = self.draw("--fit", self.path("fit"), "--kind", "stat", "--stat", "mean")
+        line = [l for l in err.splitlines() if "T(y) =" in l][0]
+        self.assertAlmostEqual(float(line.split("T(y) = ")[1].split(",")[0]), np.mean(data["y"]), places=12)
+        p = plot(["--data", csv, "--response", "y", "--replicates", self.path("yrep.csv"), "-o", self.path("x.png")])
+        self.assertEqual(p.returncode, 65, p.stderr)
+        self.assertIn("give --fit DIR", p.stderr)
+
     def test_statistics_and_p_values_by_hand(self):
         data = self.replicate("negative_binomial_log")
         y = np.array(data["y"], dtype=float)
