@@ -346,9 +346,13 @@ class Ordinal(BinaryTestCase):
             cfg = dict(base, data={"csv": csv, "response": "y", "levels": levels})
             with self.subTest(levels=levels):
                 self.assert_error(run(["check", self.write_config(cfg)]), 78, where=where, contains=what)
-        cfg = {"data": {"csv": csv, "response": "y", "levels": good}, "model": {"likelihood": "bernoulli_logit"}}
+        cfg = {"data": {"csv": csv, "response": "y", "levels": good}, "model": {"likelihood": "poisson_log"}}
         self.assert_error(run(["check", self.write_config(cfg)]), 78, where="/data/levels",
                           contains="takes no levels")
+        # The binary likelihoods take exactly two (tests/e2e/test_binary_labels.py).
+        cfg["model"]["likelihood"] = "bernoulli_logit"
+        self.assert_error(run(["check", self.write_config(cfg)]), 78, where="/data/levels",
+                          contains="a binary response has 2 labels")
         # Integer data with a config that has levels: the integers are not labels of the list.
         cfg = dict(base, data={"csv": base["data"]["csv"], "response": "y", "levels": good})
         self.assert_error(run(["check", self.write_config(cfg)]), 65, where=base["data"]["csv"] + ":2",
