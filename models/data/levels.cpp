@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "common/error.hpp"
 #include "common/number_text.hpp"
 #include "models/data/parse_number.hpp"
 #include "models/data/wire_u64.hpp"
@@ -112,6 +113,26 @@ std::vector<std::string> gather_combinations(const std::vector<std::int32_t>& ro
     index[i] = global.at(key);
   }
   return names;
+}
+
+void move_first(ColumnLevels& levels, const std::string& level, const std::string& column) {
+  std::vector<std::string>& names = levels.names;
+  auto same = [&](const std::string& name) {
+    if (name == level) return true;
+    double a = 0.0, b = 0.0;
+    return levels.numeric && parse_number(name, a) == NumberStatus::ok &&
+           parse_number(level, b) == NumberStatus::ok && a == b;
+  };
+  const auto at = static_cast<std::int32_t>(std::find_if(names.begin(), names.end(), same) - names.begin());
+  if (at == static_cast<std::int32_t>(names.size())) {
+    std::string list;
+    for (std::size_t k = 0; k < names.size() && k < 8; ++k) list += (k ? ", " : "") + names[k];
+    if (names.size() > 8) list += ", ... (" + std::to_string(names.size()) + ")";
+    throw config_error("/data/reference_levels/" + column, "'" + level + "' is not a level of '" + column +
+                                                               "' in the data (its levels: " + list + ")");
+  }
+  std::rotate(names.begin(), names.begin() + at, names.begin() + at + 1);
+  for (std::int32_t& code : levels.remap) code = code == at ? 0 : code < at ? code + 1 : code;
 }
 
 }  // namespace bvi::data

@@ -169,6 +169,10 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
         throw config_error("/data/" + std::string(key) + "/" + std::to_string(i),
                            "no column '" + name + "' in " + config.data.csv + did_you_mean(name, columns));
     }
+  for (const auto& [name, level] : config.data.reference_levels)
+    if (!where.count(name))
+      throw config_error("/data/reference_levels/" + name,
+                         "no column '" + name + "' in " + config.data.csv + did_you_mean(name, columns));
 
   // A name of the model as a variable; `role` and `place` for the errors.
   auto variable = [&](const std::string& name, const std::string& role, const spec::NamePlace& place) {
@@ -259,6 +263,15 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
   // as polr and brms code the design with an intercept and drop that column.
   choose_coding(d.terms, d.intercept || spec::has_cutpoints(m.likelihood), d.variables);
   for (Group& G : d.groups) choose_coding(G.terms, G.intercept, d.variables);
+  for (const auto& [name, level] : config.data.reference_levels) {
+    const int v = d.find_variable(name);
+    if (v < 0 || !d.variables[static_cast<std::size_t>(v)].categorical)
+      throw config_error("/data/reference_levels/" + name,
+                         "'" + name + "' is " + (v < 0 ? "not a column of the model" : "numeric") +
+                             "; a reference level applies to a categorical variable of the model" +
+                             (v < 0 ? "" : " (list it in /data/categorical to read it as one)"));
+    d.variables[static_cast<std::size_t>(v)].reference_level = level;
+  }
   return d;
 }
 

@@ -36,6 +36,9 @@ struct Variable {
   // grouping column. Not saved: predict takes the kinds the fit settled as they are.
   bool kind_from_data = false;
   std::vector<std::string> levels;  // categorical: global, sorted (models/data/levels.hpp)
+  // /data/reference_levels: the level settle_levels moves first (empty: none). Not saved: the
+  // levels are, in their order.
+  std::string reference_level;
   bool numeric_levels = false;      // levels sorted by value
   // Numeric: centre and scale when standardized (x - center) / scale; scale 0 = not standardized.
   double center = 0.0, scale = 0.0;

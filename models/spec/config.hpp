@@ -23,6 +23,9 @@ struct DataConfig {
   // Categorical columns whose population-level terms may have nearly one level per row
   // (models/design/many_levels.hpp).
   std::vector<std::string> allow_many_levels;
+  // Per categorical column, the level to take as its reference (first) instead of the first in
+  // sorted order (R's relevel).
+  std::map<std::string, std::string> reference_levels;
   std::string missing = "error";  // "error" | "drop": rows with NA, empty or NaN cells in used columns
   bool standardize = false;
   std::string dtype = "float64";  // "float64" | "float32"

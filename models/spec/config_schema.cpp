@@ -68,6 +68,17 @@ const Section& data_section() {
            "`1,234`, a `-` placeholder); else categorical (`fit` logs it at info level, `check` lists its "
            "levels). Levels are sorted: by number when every level is a number, else byte by byte (C "
            "locale); the first is the reference level."},
+          {"reference_levels",
+           Kind::object,
+           nullptr,
+           false,
+           {},
+           {},
+           "Per categorical column, its reference level, `{\"trt\": \"placebo\"}` (R's `relevel`): that "
+           "level "
+           "comes first, so treatment contrasts are against it, and the others keep their sorted order. A "
+           "column that is not a categorical variable of the model, or a level it does not have, is a config "
+           "error (exit 78 at `/data/reference_levels/COLUMN`)."},
           {"allow_many_levels",
            Kind::string_array,
            nullptr,

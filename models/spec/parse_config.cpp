@@ -520,6 +520,13 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   }
   if (data.contains("allow_many_levels"))
     cfg.data.allow_many_levels = data.at("allow_many_levels").get<std::vector<std::string>>();
+  if (data.contains("reference_levels"))
+    for (const auto& [column, level] : data.at("reference_levels").items()) {
+      if (!level.is_string())
+        throw config_error("/data/reference_levels/" + column,
+                           "expected the reference level as a string, e.g. \"placebo\" (a number as \"2\")");
+      cfg.data.reference_levels.emplace(column, level.get<std::string>());
+    }
   cfg.data.missing = data.at("missing").get<std::string>();
   cfg.data.standardize = data.at("standardize").get<bool>();
   cfg.data.dtype = data.at("dtype").get<std::string>();
