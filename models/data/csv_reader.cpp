@@ -29,6 +29,16 @@ CsvReader::CsvReader(std::string path, std::size_t buffer_bytes)
                                                 foreign_byte_phrase(name, at));
     columns_.emplace_back(name);
   }
+  // A file separated by ';' (R's write.csv2, spreadsheets in locales with a decimal comma) or by
+  // tabs reads as one column whose name holds the separators: say so here, not as an unknown
+  // column later.
+  if (columns_.size() == 1)
+    for (const char sep : {';', '\t'})
+      if (columns_[0].find(sep) != std::string::npos)
+        throw data_error(file_line(path_, 1),
+                         "the header is one column, " + quoted_excerpt(columns_[0]) + ", holding " +
+                             (sep == ';' ? "';'" : "tabs") +
+                             ": fields must be separated by commas (R: write.csv, not write.csv2)");
   data_offset_ = stream.offset();
   data_line_ = stream.line();
 }

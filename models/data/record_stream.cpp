@@ -153,8 +153,13 @@ bool RecordStream::next(RawRecord& record) {
               read_ahead(at, 11);
               const std::size_t from = std::max(pos_ + open_quote, at >= 30 ? at - 30 : 0);
               const std::size_t to = std::min(end_, at + 11);
+              const char next = c;  // read before read_ahead, which may move the buffer
               fail(line_ + newlines, "text after a closing quote: " +
-                                         quoted_excerpt(std::string_view(buf_.get() + from, to - from)));
+                                         quoted_excerpt(std::string_view(buf_.get() + from, to - from)) +
+                                         (next == ';' || next == '\t'
+                                              ? std::string(" (fields must be separated by commas, not ") +
+                                                    (next == ';' ? "';'" : "tabs") + ")"
+                                              : std::string()));
             }
             in_quote = false;
             scan = q + 1;

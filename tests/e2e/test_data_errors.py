@@ -71,6 +71,12 @@ CASES = [
     ("error_after_a_quoted_newline", "note,x1,x2,y\na,0.5,1.0,0\n\"two\nlines\",0.1,0.2,1\nc,zz,0.3,0\nd,1,2,1\n",
      5, "'zz'", {"/data/features": ["x1", "x2"]}),
     ("error_inside_a_quoted_newline", "x1,x2,y\n0.5,1.0,0\n0.1,\"0.2\n\",1\n0.3,0.3,0\n", 3, None, {}),
+    # Another separator (R's write.csv2, a tab-separated export) is named as such at line 1.
+    ("semicolon_separated", csv_with(None).replace(",", ";"), 1, "holding ';': fields must be separated by commas",
+     {}),
+    ("tab_separated", csv_with(None).replace(",", "\t"), 1, "holding tabs", {}),
+    ("quoted_semicolon_separated", '"x1";"x2";"y"\n0.5;1.0;0\n', 1, "(fields must be separated by commas, not ';')",
+     {}),
 ]
 
 
