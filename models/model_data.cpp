@@ -23,6 +23,7 @@
 #include "models/likelihoods/likelihood.hpp"
 #include "models/problem.hpp"
 #include "models/problem_shape.hpp"
+#include "models/spec/schema.hpp"
 
 namespace bvi::models {
 
@@ -238,7 +239,9 @@ std::vector<data::ColumnLevels> settle_levels(LocalRead<T>& r, reduce::Communica
   reduce::collectively(comm, [&] {
     for (std::size_t c = 0; c < levels.size(); ++c) {
       design::Variable& v = r.design.variables[static_cast<std::size_t>(r.categorical_vars[c])];
-      if (!v.reference_level.empty()) data::move_first(levels[c], v.reference_level, v.name);
+      if (!v.reference_level.empty())
+        data::move_first(levels[c], v.reference_level, v.name,
+                         spec::child_pointer("/data/reference_levels", v.name));
       v.levels = levels[c].names;
       v.numeric_levels = levels[c].numeric;
       for (auto& code : r.table.codes[c]) code = levels[c].remap[static_cast<std::size_t>(code)];

@@ -115,7 +115,8 @@ std::vector<std::string> gather_combinations(const std::vector<std::int32_t>& ro
   return names;
 }
 
-void move_first(ColumnLevels& levels, const std::string& level, const std::string& column) {
+void move_first(ColumnLevels& levels, const std::string& level, const std::string& column,
+                const std::string& where) {
   std::vector<std::string>& names = levels.names;
   auto same = [&](const std::string& name) {
     if (name == level) return true;
@@ -128,8 +129,8 @@ void move_first(ColumnLevels& levels, const std::string& level, const std::strin
     std::string list;
     for (std::size_t k = 0; k < names.size() && k < 8; ++k) list += (k ? ", " : "") + names[k];
     if (names.size() > 8) list += ", ... (" + std::to_string(names.size()) + ")";
-    throw config_error("/data/reference_levels/" + column, "'" + level + "' is not a level of '" + column +
-                                                               "' in the data (its levels: " + list + ")");
+    throw config_error(
+        where, "'" + level + "' is not a level of '" + column + "' in the data (its levels: " + list + ")");
   }
   std::rotate(names.begin(), names.begin() + at, names.begin() + at + 1);
   for (std::int32_t& code : levels.remap) code = code == at ? 0 : code < at ? code + 1 : code;

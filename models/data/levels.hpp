@@ -28,9 +28,9 @@ std::vector<ColumnLevels> gather_levels(const std::vector<LevelDictionary>& loca
 
 // Moves `level` to the front of `levels` (R's relevel: the reference level of treatment contrasts),
 // the others keeping their order, and remaps the codes to match. A numeric column's level matches
-// by value ("2" and "2.0"). Throws a config error at /data/reference_levels/COLUMN when the column
-// has no such level.
-void move_first(ColumnLevels& levels, const std::string& level, const std::string& column);
+// by value ("2" and "2.0"). Throws a config error at `where` when the column has no such level.
+void move_first(ColumnLevels& levels, const std::string& level, const std::string& column,
+                const std::string& where);
 
 // The observed combinations of several categorical columns (a combined grouping factor such as
 // school:class), each row's tuple of global level indexes given in `rows` (row-major, `width`

@@ -171,7 +171,7 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
     }
   for (const auto& [name, level] : config.data.reference_levels)
     if (!where.count(name))
-      throw config_error("/data/reference_levels/" + name,
+      throw config_error(spec::child_pointer("/data/reference_levels", name),
                          "no column '" + name + "' in " + config.data.csv + did_you_mean(name, columns));
 
   // A name of the model as a variable; `role` and `place` for the errors.
@@ -266,7 +266,7 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
   for (const auto& [name, level] : config.data.reference_levels) {
     const int v = d.find_variable(name);
     if (v < 0 || !d.variables[static_cast<std::size_t>(v)].categorical)
-      throw config_error("/data/reference_levels/" + name,
+      throw config_error(spec::child_pointer("/data/reference_levels", name),
                          "'" + name + "' is " + (v < 0 ? "not a column of the model" : "numeric") +
                              "; a reference level applies to a categorical variable of the model" +
                              (v < 0 ? "" : " (list it in /data/categorical to read it as one)"));

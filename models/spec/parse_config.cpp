@@ -523,7 +523,7 @@ Config parse_config_text(const std::string& text, const std::string& path, const
   if (data.contains("reference_levels"))
     for (const auto& [column, level] : data.at("reference_levels").items()) {
       if (!level.is_string())
-        throw config_error("/data/reference_levels/" + column,
+        throw config_error(child_pointer("/data/reference_levels", column),
                            "expected the reference level as a string, e.g. \"placebo\" (a number as \"2\")");
       cfg.data.reference_levels.emplace(column, level.get<std::string>());
     }

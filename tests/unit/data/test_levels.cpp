@@ -43,19 +43,19 @@ TEST_CASE("move_first: the reference level first, the others in order, codes rem
   data::ColumnLevels c;
   c.names = {"drug", "drug+", "placebo"};
   c.remap = {2, 0, 1, 2};  // local codes -> sorted indexes
-  data::move_first(c, "placebo", "trt");
+  data::move_first(c, "placebo", "trt", "/w");
   CHECK(c.names == std::vector<std::string>{"placebo", "drug", "drug+"});
   CHECK(c.remap == std::vector<std::int32_t>{0, 1, 2, 0});
-  data::move_first(c, "placebo", "trt");  // already first: nothing moves
+  data::move_first(c, "placebo", "trt", "/w");  // already first: nothing moves
   CHECK(c.names == std::vector<std::string>{"placebo", "drug", "drug+"});
   data::ColumnLevels n;
   n.names = {"1", "2", "10"};
   n.numeric = true;
   n.remap = {0, 1, 2};
-  data::move_first(n, "10.0", "dose");  // by value
+  data::move_first(n, "10.0", "dose", "/w");  // by value
   CHECK(n.names == std::vector<std::string>{"10", "1", "2"});
   CHECK(n.remap == std::vector<std::int32_t>{1, 2, 0});
-  CHECK_THROWS_WITH(data::move_first(n, "3", "dose"),
+  CHECK_THROWS_WITH(data::move_first(n, "3", "dose", "/w"),
                     doctest::Contains("'3' is not a level of 'dose' in the data (its levels: 10, 1, 2)"));
 }
 
