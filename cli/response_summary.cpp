@@ -62,7 +62,11 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
     for (Eigen::Index i = 0; i < d.y.size(); ++i) local[static_cast<std::size_t>(d.y[i]) - 1] += 1.0;
     comm.allgatherv(local.data(), std::vector<long>(static_cast<std::size_t>(comm.size()), K), all.data());
     os << K << (kind == models::ResponseKind::ordinal ? " ordered" : " unordered") << " categories";
-    if (reference > 0) os << " (reference " << reference << ")";
+    if (reference > 0)
+      os << " (reference "
+         << (reference <= K && !labels.empty() ? labels[static_cast<std::size_t>(reference - 1)]
+                                               : std::to_string(reference))
+         << ")";
     os << "; rows per category:";
     for (int k = 0; k < K; ++k) {
       double c = 0.0;

@@ -335,7 +335,7 @@ class Categorical(BinaryTestCase):
         counts = collections.Counter(y)
         p = run(["check", self.write_config(named, "named.json")])
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("y: 3 unordered categories (reference 1); rows per category: " +
+        self.assertIn("y: 3 unordered categories (reference bus); rows per category: " +
                       ", ".join("%s: %d" % (labels[k - 1], counts[k]) for k in (1, 2, 3)), p.stdout)
         new = self.write("new.csv", "x1,x2,x3,y\n0.1,0.2,0.3,van\n1.5,0.2,-0.3,bus\n")
         p = run(["predict", self.write_config(named, "named.json"), "--fit", self.path("fit"), "--data", new])
@@ -355,7 +355,7 @@ class Categorical(BinaryTestCase):
         other["model"]["reference_category"] = 3
         p = run(["check", self.write_config(other, "other.json")])
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("y: 4 unordered categories (reference 3)", p.stdout)
+        self.assertIn("y: 4 unordered categories (reference van)", p.stdout)
         self.assertIn("taxi: 0", p.stdout)
         self.assertIn("parameters  12: " + " ".join(names(4, 3)), p.stdout)
 
