@@ -73,6 +73,40 @@ class BinaryTestCase(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         return csv
 
+    def assert_same_fit(self, ints, named, out):
+        """Fits the configs `ints` (the response as numbers) and `named` (as labels; its folder
+        `out`, one thread each): the same parameters and ELBO to the bit, and the summary records
+        the labels. Returns the labelled fit's summary."""
+        a = run(["fit", self.write_config(ints, "ints.json"), "--quiet", "--threads", "1"])
+        b = run(["fit", self.write_config(named, "named.json"), "--quiet", "--threads", "1", "--output", out])
+        self.assertEqual(a.returncode, 0, a.stderr)
+        self.assertEqual(b.returncode, 0, b.stderr)
+        sa, sb = json.loads(a.stdout), json.loads(b.stdout)
+        self.assertEqual([(q["name"], q["mean"], q["sd"]) for q in sa["parameters"]],
+                         [(q["name"], q["mean"], q["sd"]) for q in sb["parameters"]])
+        self.assertEqual(sa["elbo"], sb["elbo"])
+        with open(os.path.join(out, "summary.json")) as f:
+            self.assertEqual(json.load(f)["data"]["levels"], named["data"]["levels"])
+        return sb
+
+    def assert_labelled_predictions(self, config, fit, labels, new, bad):
+        """predict on two new rows (x1, x2, x3 and a response of labels): a column p_LABEL per label
+        summing to 1, the most probable label in `category`; a row whose label is not in the list
+        is exit 65 at its line."""
+        rows_csv = self.write("new.csv", "x1,x2,x3,y\n0.1,0.2,0.3,%s\n1.5,0.2,-0.3,%s\n" % tuple(new))
+        p = run(["predict", config, "--fit", fit, "--data", rows_csv])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = read_csv_rows(p.stdout)
+        self.assertEqual(list(rows[0]), ["p_" + l for l in labels] + ["category"])
+        for r in rows:
+            probs = [float(r["p_" + l]) for l in labels]
+            self.assertAlmostEqual(sum(probs), 1.0, places=12)
+            self.assertEqual(r["category"], labels[probs.index(max(probs))])
+        bad_csv = self.write("new_bad.csv", "x1,x2,x3,y\n0.1,0.2,0.3,%s\n0.1,0.2,0.3,%s\n" % (new[0], bad))
+        self.assert_error(run(["predict", config, "--fit", fit, "--data", bad_csv]), 65, where=bad_csv + ":3",
+                          contains="'%s' is not one of" % bad)
+        return rows_csv
+
     def assert_error(self, proc, code, where=None, contains=None):
         """SPEC.md's error contract: the exit code, and one stderr line
         'bayes-vi: error: WHERE: WHAT' naming the place."""

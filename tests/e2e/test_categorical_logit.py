@@ -317,38 +317,18 @@ class Categorical(BinaryTestCase):
         base["inference"]["output_draws"] = 100
         named = dict(base, data={"csv": self.labelled({1: "bus", 2: " car ", 3: "van"}), "levels": labels,
                                  "response": "y"})
-        a = run(["fit", self.write_config(base, "ints.json"), "--quiet", "--threads", "1"])
-        b = run(["fit", self.write_config(named, "named.json"), "--quiet", "--threads", "1",
-                 "--output", self.path("fit")])
-        self.assertEqual(a.returncode, 0, a.stderr)
-        self.assertEqual(b.returncode, 0, b.stderr)
-        sa, sb = json.loads(a.stdout), json.loads(b.stdout)
-        self.assertEqual([(q["name"], q["mean"], q["sd"]) for q in sa["parameters"]],
-                         [(q["name"], q["mean"], q["sd"]) for q in sb["parameters"]])
-        self.assertEqual(sa["elbo"], sb["elbo"])
+        sb = self.assert_same_fit(base, named, self.path("fit"))
         got = {q["name"]: q["label"] for q in sb["parameters"]}
         self.assertEqual(got["alpha.3"], "muvan_Intercept")
         self.assertEqual(got["beta.2.1"], "mucar_x1")
-        with open(self.path("fit/summary.json")) as f:
-            self.assertEqual(json.load(f)["data"]["levels"], labels)
         _, y = load()
         counts = collections.Counter(y)
         p = run(["check", self.write_config(named, "named.json")])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("y: 3 unordered categories (reference bus); rows per category: " +
                       ", ".join("%s: %d" % (labels[k - 1], counts[k]) for k in (1, 2, 3)), p.stdout)
-        new = self.write("new.csv", "x1,x2,x3,y\n0.1,0.2,0.3,van\n1.5,0.2,-0.3,bus\n")
-        p = run(["predict", self.write_config(named, "named.json"), "--fit", self.path("fit"), "--data", new])
-        self.assertEqual(p.returncode, 0, p.stderr)
-        rows = read_csv_rows(p.stdout)
-        self.assertEqual(list(rows[0]), ["p_" + l for l in labels] + ["category"])
-        for r in rows:
-            probs = [float(r["p_" + l]) for l in labels]
-            self.assertAlmostEqual(sum(probs), 1.0, places=12)
-            self.assertEqual(r["category"], labels[int(np.argmax(probs))])
-        bad = self.write("new_bad.csv", "x1,x2,x3,y\n0.1,0.2,0.3,van\n0.1,0.2,0.3,truck\n")
-        self.assert_error(run(["predict", self.write_config(named, "named.json"), "--fit", self.path("fit"),
-                               "--data", bad]), 65, where=bad + ":3", contains="'truck' is not one of")
+        self.assert_labelled_predictions(self.write_config(named, "named.json"), self.path("fit"), labels,
+                                         ("van", "bus"), "truck")
         # Another reference by its position in the list; a fourth level no row takes is a category.
         other = json.loads(json.dumps(named))
         other["data"]["levels"] = labels + ["taxi"]

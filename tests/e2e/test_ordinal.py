@@ -290,36 +290,16 @@ class Ordinal(BinaryTestCase):
         named = dict(base, data={"csv": self.labelled(y, {k: " %s " % labels[k] if k == 2 else labels[k]
                                                           for k in range(1, 5)}),
                                  "response": "y", "levels": labels})
-        a = run(["fit", self.write_config(shifted, "ints.json"), "--quiet", "--threads", "1"])
-        b = run(["fit", self.write_config(named, "named.json"), "--quiet", "--threads", "1",
-                 "--output", self.path("fit")])
-        self.assertEqual(a.returncode, 0, a.stderr)
-        self.assertEqual(b.returncode, 0, b.stderr)
-        sa, sb = json.loads(a.stdout), json.loads(b.stdout)
-        self.assertEqual([(q["name"], q["mean"], q["sd"]) for q in sa["parameters"]],
-                         [(q["name"], q["mean"], q["sd"]) for q in sb["parameters"]])
-        self.assertEqual(sa["elbo"], sb["elbo"])
+        sb = self.assert_same_fit(shifted, named, self.path("fit"))
         self.assertEqual(len([q for q in sb["parameters"] if q["name"].startswith("cutpoints.")]), 4)
-        with open(self.path("fit/summary.json")) as f:
-            self.assertEqual(json.load(f)["data"]["levels"], labels)
         counts = collections.Counter(y)
         p = run(["check", self.write_config(named, "named.json")])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("y: 5 ordered categories; rows per category: none: 0, " +
                       ", ".join("%s: %d" % (labels[k], counts[k]) for k in range(1, 5)), p.stdout)
         # predict names its columns and categories by the labels; a label not in the list is 65.
-        new = self.write("new.csv", "x1,x2,x3,y\n0.1,0.2,0.3,good\n1.5,0.2,-0.3,poor\n")
-        p = run(["predict", self.write_config(named, "named.json"), "--fit", self.path("fit"), "--data", new])
-        self.assertEqual(p.returncode, 0, p.stderr)
-        rows = read_csv_rows(p.stdout)
-        self.assertEqual(list(rows[0]), ["p_" + l for l in labels] + ["category"])
-        for r in rows:
-            probs = [float(r["p_" + l]) for l in labels]
-            self.assertAlmostEqual(sum(probs), 1.0, places=12)
-            self.assertEqual(r["category"], labels[int(np.argmax(probs))])
-        bad = self.write("new_bad.csv", "x1,x2,x3,y\n0.1,0.2,0.3,good\n0.1,0.2,0.3,excellent\n")
-        self.assert_error(run(["predict", self.write_config(named, "named.json"), "--fit", self.path("fit"),
-                               "--data", bad]), 65, where=bad + ":3", contains="'excellent' is not one of")
+        new = self.assert_labelled_predictions(self.write_config(named, "named.json"), self.path("fit"), labels,
+                                               ("good", "poor"), "excellent")
         # The fit's list and the config's must agree.
         other = json.loads(json.dumps(named))
         other["data"]["levels"] = labels[::-1]
