@@ -3,6 +3,8 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "inference/families/fullrank.hpp"
 #include "inference/families/meanfield.hpp"
@@ -13,16 +15,20 @@ namespace {
 
 constexpr int kLineSearchPoints = 7;  // a = 1, 1/2, ..., 1/64
 
-// The first curvature's steps along the axes: h_j = 1e-4 max(1, |x_j|) (small against the scale
-// on which a GLM's curvature varies, large against the gradients' rounding, in float32 data too).
-// Later ones along the columns of L^-T, L L^T the last (regularized) curvature: kWhitenedStep of
-// a posterior sd in every direction of it at once.
+// The first curvature's steps along the axes: 1e-4 max(1, |x_j|) (small against the scale on which
+// a GLM's curvature varies, large against the gradients' rounding, in float32 data too: those
+// take theta in single precision, 6e-8 relative). Later ones along the columns w_j of L^-T, L L^T
+// the last (regularized) curvature: h_j w_j with h_j kWhitenedStep of a posterior sd, or more
+// where that would move no coordinate by the axes' step (a million rows' sds of 1e-3 give steps of
+// 1e-6, a few float32 ulps of a coefficient near 1).
 constexpr double kWhitenedStep = 1e-3;
+constexpr double kAxisStep = 1e-4;
 
 // log p, its gradient g and the curvature at x from one batch of P + 1 gradients, at x and at
-// x + h W e_j for every j: with M the gradients' differences, W^T M / h is -(W^T Hessian W) to
-// first order in h, and is returned symmetrized as Ht (the Hessian in the coordinates z, x = W z;
-// near the identity once W is whitening). False when anything is not finite.
+// x + h_j W e_j for every j: with M the gradients' differences, W^T M diag(1 / h) is
+// -(W^T Hessian W) to first order in h, and is returned symmetrized as Ht (the Hessian in the
+// coordinates z, x = W z; near the identity once W is whitening). False when anything is not
+// finite.
 //
 // Along the axes alone (W diagonal, as the first time), an ill-conditioned posterior's
 // differences lose its flat directions: a design column near 72 with sd 0.8 (the glass data's
@@ -30,40 +36,54 @@ constexpr double kWhitenedStep = 1e-3;
 // derivative, swamps a curvature of ~0.1 across them, and Newton then crawls (linearly, 0.04 of log
 // p an iteration after 30). In whitened coordinates every direction has unit curvature, so the
 // same relative error is small in all of them.
-bool curvature_at(LogDensity& density, const Eigen::VectorXd& x, const Eigen::MatrixXd& W, double h,
+bool curvature_at(LogDensity& density, const Eigen::VectorXd& x, const Eigen::MatrixXd& W, const Eigen::VectorXd& h,
                   double& lp, Eigen::VectorXd& g, Eigen::MatrixXd& Ht) {
   const Index P = x.size();
   Eigen::MatrixXd theta = x.transpose().replicate(P + 1, 1), grad;
-  theta.bottomRows(P) += h * W.transpose();
+  theta.bottomRows(P) += h.asDiagonal() * W.transpose();
   Eigen::VectorXd values(P + 1);
   density.log_density(theta, values, &grad);
   if (!values.allFinite() || !grad.allFinite()) return false;
   lp = values[0];
   g = grad.row(0).transpose();
   const Eigen::MatrixXd M = (grad.bottomRows(P).rowwise() - g.transpose()).transpose();  // column j: step j
-  Ht = -(W.transpose() * M) / h;
+  Ht = -(W.transpose() * M) * h.cwiseInverse().asDiagonal();
   Ht = 0.5 * (Ht + Ht.transpose()).eval();
   return true;
 }
 
-// The Cholesky factor C of Ht + lambda I for the smallest lambda of 0, then max(1e-6 of Ht's
-// largest diagonal entry, twice its most negative one) growing tenfold, that is positive definite.
-// (Starting from the former alone, a negative entry that is the largest in size is met exactly at
-// the sixth try, leaving a nearly singular matrix and a step of ~1e16.) False when none is.
-bool regularized_cholesky(const Eigen::MatrixXd& Ht, Eigen::MatrixXd& C) {
-  const Index P = Ht.rows();
-  const double scale = std::max(Ht.diagonal().cwiseAbs().maxCoeff(), 1e-300);
+// The Cholesky factor L of H + lambda I for the smallest lambda of 0, then max(1e-6 of H's largest
+// diagonal entry, twice its most negative one) growing tenfold, that is positive definite (from
+// the former alone, a negative entry that is the largest in size is met exactly at the sixth try,
+// leaving a nearly singular matrix and a step of ~1e16); `shifted` says whether lambda > 0. False
+// when none is.
+bool regularized_cholesky(const Eigen::MatrixXd& H, Eigen::MatrixXd& L, bool& shifted) {
+  const Index P = H.rows();
+  const double scale = std::max(H.diagonal().cwiseAbs().maxCoeff(), 1e-300);
   double lambda = 0.0;
   for (int k = 0; k < 30; ++k) {
-    Eigen::LLT<Eigen::MatrixXd> llt(Ht + lambda * Eigen::MatrixXd::Identity(P, P));
+    Eigen::LLT<Eigen::MatrixXd> llt(H + lambda * Eigen::MatrixXd::Identity(P, P));
     if (llt.info() == Eigen::Success && llt.matrixLLT().allFinite()) {
-      C = llt.matrixL();
+      L = llt.matrixL();
+      shifted = lambda > 0.0;
       return true;
     }
-    lambda = lambda == 0.0 ? std::max(1e-6 * scale, -2.0 * Ht.diagonal().minCoeff()) : 10.0 * lambda;
+    lambda = lambda == 0.0 ? std::max(1e-6 * scale, -2.0 * H.diagonal().minCoeff()) : 10.0 * lambda;
   }
   return false;
 }
+
+// A Newton direction (L L^T)^-1 g, L lower triangular: the (regularized) curvature it solved with,
+// whose inverse factor whitens the next differences.
+struct Direction {
+  Eigen::MatrixXd L;
+  Eigen::VectorXd d;
+  double decrement = 0;
+  Direction(Eigen::MatrixXd factor, const Eigen::VectorXd& g) : L(std::move(factor)) {
+    d = L.transpose().triangularView<Eigen::Upper>().solve(L.triangularView<Eigen::Lower>().solve(g));
+    decrement = g.dot(d);
+  }
+};
 
 }  // namespace
 
@@ -71,22 +91,29 @@ ModeFit find_mode(LogDensity& density, const Eigen::VectorXd& start, const ModeO
   const Index P = start.size();
   ModeFit fit;
   fit.mode = start;
-  Eigen::VectorXd g, d;
+  Eigen::VectorXd g;
   Eigen::MatrixXd Ht, C;
   // The curvature's coordinates: x = W z, W = L^-T with L lower triangular (the Hessian is
   // -L Ht L^T). First the axes scaled by h_j (L = diag(1 / h_j), unit step), then the whitening
-  // of the last regularized curvature, L <- L C with C C^T = Ht + lambda I.
+  // of the last regularized curvature, L L^T = H + lambda I.
   Eigen::MatrixXd L;
-  double h = 1.0;
+  Eigen::VectorXd h;  // step j is h_j W e_j
   const auto along_axes = [&](const Eigen::VectorXd& x) {
-    L = (1.0 / (1e-4 * x.cwiseAbs().cwiseMax(1.0).array())).matrix().asDiagonal();
-    h = 1.0;
+    L = (1.0 / (kAxisStep * x.cwiseAbs().cwiseMax(1.0).array())).matrix().asDiagonal();
+    h = Eigen::VectorXd::Ones(P);
+  };
+  // kWhitenedStep, or the least h_j that moves some coordinate i by kAxisStep max(1, |x_i|).
+  const auto whitened_steps = [&](const Eigen::VectorXd& x, const Eigen::MatrixXd& W) {
+    const Eigen::ArrayXd axis = kAxisStep * x.cwiseAbs().cwiseMax(1.0).array();
+    for (Index j = 0; j < P; ++j)
+      h[j] = std::max(kWhitenedStep, 1.0 / (W.col(j).array().abs() / axis).maxCoeff());
   };
   along_axes(start);
   double lp = 0;
   for (int it = 0; it < options.max_iterations; ++it) {
     ++fit.batches;
     Eigen::MatrixXd W = L.transpose().triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(P, P));
+    if (it > 0) whitened_steps(fit.mode, W);
     if (!curvature_at(density, fit.mode, W, h, lp, g, Ht)) {
       if (it == 0) return fit;
       // Whitened steps from a poor curvature can reach where the density is not finite: the axes.
@@ -98,30 +125,45 @@ ModeFit find_mode(LogDensity& density, const Eigen::VectorXd& start, const ModeO
     fit.log_density = lp;
     fit.precision = L * Ht * L.transpose();
     fit.precision = 0.5 * (fit.precision + fit.precision.transpose()).eval();
-    if (!regularized_cholesky(Ht, C)) return fit;
-    // The Newton direction (H + lambda L L^T)^-1 g, solved in the whitened coordinates.
-    const Eigen::VectorXd gz = W.transpose() * g;
-    d = W * C.transpose().triangularView<Eigen::Upper>().solve(C.triangularView<Eigen::Lower>().solve(gz));
-    if (!d.allFinite()) return fit;
-    const double decrement = g.dot(d);
-    L = (L * C).eval();
-    h = kWhitenedStep;
-    if (decrement < options.tol_decrement) {
+    // The Newton direction (H + lambda I)^-1 g. Where H is not positive definite (lambda > 0), a
+    // second one with the shift in the last curvature's metric, (H + lambda' L L^T)^-1 g, and the
+    // line search takes the better: the shift in the parameters' own coordinates keeps a start far
+    // from a Student t's mode, where the last curvature misleads in its non-concave scale and
+    // degrees of freedom, from steps that grew tenfold an iteration; the one in the curvature's
+    // metric moves an ill-conditioned posterior (a column near 72) where lambda I crawled.
+    bool shifted = false;
+    if (!regularized_cholesky(fit.precision, C, shifted)) return fit;
+    std::vector<Direction> directions{Direction(C, g)};
+    bool unused = false;
+    if (shifted && regularized_cholesky(Ht, C, unused)) directions.emplace_back((L * C).eval(), g);
+    if (directions[0].decrement < options.tol_decrement) {
       fit.converged = true;
       break;
     }
-    // Backtracking in one batch: the largest a with an Armijo increase of log p.
-    Eigen::MatrixXd candidates(kLineSearchPoints, P);
-    for (int k = 0; k < kLineSearchPoints; ++k)
-      candidates.row(k) = (fit.mode + std::ldexp(1.0, -k) * d).transpose();
-    Eigen::VectorXd values(kLineSearchPoints);
+    // Backtracking in one batch: along each direction the largest a with an Armijo increase of
+    // log p; of those points, the higher.
+    const Index n = static_cast<Index>(directions.size());
+    Eigen::MatrixXd candidates(n * kLineSearchPoints, P);
+    for (Index j = 0; j < n; ++j)
+      for (int k = 0; k < kLineSearchPoints; ++k)
+        candidates.row(j * kLineSearchPoints + k) = (fit.mode + std::ldexp(1.0, -k) * directions[j].d).transpose();
+    Eigen::VectorXd values(n * kLineSearchPoints);
     density.log_density(candidates, values, nullptr);
     ++fit.batches;
-    int taken = -1;
-    for (int k = 0; k < kLineSearchPoints && taken < 0; ++k)
-      if (std::isfinite(values[k]) && values[k] >= lp + 1e-4 * std::ldexp(1.0, -k) * decrement) taken = k;
-    if (taken < 0) return fit;  // no increase along d: not a usable start
+    Index taken = -1;
+    for (Index j = 0; j < n; ++j) {
+      if (!directions[j].d.allFinite()) continue;
+      for (int k = 0; k < kLineSearchPoints; ++k) {
+        const Index r = j * kLineSearchPoints + k;
+        if (std::isfinite(values[r]) && values[r] >= lp + 1e-4 * std::ldexp(1.0, -k) * directions[j].decrement) {
+          if (taken < 0 || values[r] > values[taken]) taken = r;
+          break;
+        }
+      }
+    }
+    if (taken < 0) return fit;  // no increase along either: not a usable start
     fit.mode = candidates.row(taken).transpose();
+    L = directions[taken / kLineSearchPoints].L;
     fit.iterations = it + 1;
   }
   fit.ok = fit.converged && Eigen::LLT<Eigen::MatrixXd>(fit.precision).info() == Eigen::Success;

@@ -8,10 +8,12 @@
 // at x and at x + h w_j for P directions w_j (P + 1 points: the Hessian by forward differences of
 // the gradient), and the backtracking line search's candidates x + a d, a = 1, 1/2, ..., 1/64
 // (values only). The first directions are the axes (h w_j = 1e-4 max(1, |x_j|) e_j), later ones
-// whiten the last curvature (1e-3 of a posterior sd along each): along the axes an ill-conditioned
-// posterior's flat directions drown in the differences' error. Where the Hessian is not negative
-// definite (a non-log-concave density far from its mode) a multiple of the identity, in the
-// current coordinates, is added to its negative until it is (Levenberg).
+// whiten the last curvature (1e-3 of a posterior sd along each, or enough to move some coordinate
+// by the axes' step, for float32 data): along the axes an ill-conditioned posterior's flat
+// directions drown in the differences' error. Where the Hessian is not negative definite (a
+// non-log-concave density far from its mode) a multiple of the identity is added to its negative
+// until it is (Levenberg), and a second direction shifts by a multiple of the last curvature
+// instead; the line search, one batch for both, keeps the better point.
 #include <Eigen/Core>
 
 #include "inference/families/family.hpp"

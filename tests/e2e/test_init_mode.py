@@ -2,7 +2,8 @@
 from the output draws (/inference/final_elbo_draws null): a student_t fit from the mode stops in
 no more steps than one from the origin at the same answer (within 0.05 posterior sd); the ELBO
 from the output draws agrees with 4000 fresh draws' on the same q within their standard errors and
-reports its own (smaller) one and its draws; models with cutpoints keep the fresh draws; auto
+reports its own (smaller) one and its draws; the mode is found from far, with a column near 72
+and with float32 data; models with cutpoints keep the fresh draws; auto
 resolves to origin for group terms, other optimizers and P > 100, and mode is refused where it cannot
 apply (exit 78)."""
 import json
@@ -58,6 +59,39 @@ class InitMode(BinaryTestCase):
         self.assertLess(mode["elbo_se"], fresh["elbo_se"])
         self.assertLessEqual(abs(mode["elbo"] - fresh["elbo"]),
                              4 * math.hypot(mode["elbo_se"], fresh["elbo_se"]))
+
+    def mode_start(self, cfg):
+        """The debug log's verdict on the mode search: its Newton iterations, or None when q
+        started at the origin."""
+        p = run(["fit", cfg, "--threads", "1", "--log-level", "debug"], timeout=600)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        line = [l for l in p.stderr.splitlines() if "init: posterior mode after" in l][0]
+        return int(line.split("after ")[1].split()[0]) if "Laplace's approximation" in line else None
+
+    def test_the_mode_is_found_from_far_and_in_shifted_and_single_precision_columns(self):
+        # A Student t regression of 10^5 rows from the origin, far from its mode in the scale and
+        # degrees of freedom (the shift in the last curvature's metric alone took growing steps
+        # and gave up after 2 iterations), and the same with x1 near 72 (sd 0.8), in float64 and
+        # float32 (the shift in the parameters' coordinates alone crawled for 30 iterations; steps
+        # of 1e-3 sd were a few float32 ulps of the coefficients).
+        import random
+        for shift in (0.0, 72.0):
+            rng = random.Random(3)
+            rows = ["y,x1,x2,x3"]
+            for _ in range(100000):
+                z1, z2, z3 = rng.gauss(0, 1), rng.gauss(0, 1), rng.gauss(0, 1)
+                c = sum(rng.gauss(0, 1) ** 2 for _ in range(4)) / 4
+                y = 1.0 + 1.6 * z1 - 1.5 * z2 + 0.7 * z3 + 0.5 * rng.gauss(0, 1) / math.sqrt(c)
+                rows.append("%.6g,%.6g,%.6g,%.6g" % (y, shift + 0.8 * z1, z2, z3))
+            csv = self.write("shift%d.csv" % shift, "\n".join(rows) + "\n")
+            for dtype in ("float64", "float32"):
+                cfg = {"data": {"csv": csv, "dtype": dtype},
+                       "model": {"likelihood": "student_t", "formula": "y ~ x1 + x2 + x3"},
+                       "inference": {"seed": 1, "init": "mode", "max_iterations": 1}}
+                with self.subTest(shift=shift, dtype=dtype):
+                    iterations = self.mode_start(self.write_config(cfg, "m.json"))
+                    self.assertIsNotNone(iterations, "the mode search gave up")
+                    self.assertLessEqual(iterations, 15)
 
     def test_cutpoints_keep_the_fresh_draws(self):
         csv = self.simulate("ordinal_logit", 3000, 3, "o", "--levels", "4")

@@ -112,8 +112,7 @@ TEST_CASE("initial mode: damped Newton lands on a closed-form mode and its Hessi
   const Eigen::VectorXd x_star = m.partialPivLu().solve(u_star);
   for (int j = 0; j < 3; ++j) CHECK(fit.mode[j] == doctest::Approx(x_star[j]).epsilon(1e-8));
   const Eigen::MatrixXd H = m.transpose() * a.asDiagonal() * m;
-  // Forward differences (along the last curvature's whitening, 1e-3 sd): the Hessian to about 1e-3
-  // relative.
+  // Forward differences (along the last curvature's whitening): the Hessian to about 1e-3 relative.
   CHECK((fit.precision - H).norm() / H.norm() < 2e-3);
   CHECK(fit.batches ==
         2 * fit.iterations + 1);  // a curvature batch and a line search per step, one more to stop
@@ -142,10 +141,12 @@ TEST_CASE("initial mode: an ill-conditioned curvature, the mode in a few iterati
   // Within 1e-4 posterior sd of the mode, in every direction (the metric of the curvature).
   const Eigen::VectorXd e = fit.mode - x_star;
   CHECK(std::sqrt(e.dot(H * e)) < 1e-4);
-  // The curvature to 1e-3 in its own metric: H^-1/2 (precision - H) H^-1/2 small.
+  // The curvature to 2e-2 in its own metric, H^-1/2 (precision - H) H^-1/2 (0.009 here: the
+  // whitened steps are at least 1e-4 of the largest coordinate they move, |x_1| = 181, for float32
+  // data; along the axes, 0.76).
   Eigen::LLT<Eigen::MatrixXd> llt(H);
   const Eigen::MatrixXd Li = llt.matrixL().solve(Eigen::MatrixXd::Identity(3, 3));
-  CHECK((Li * (fit.precision - H) * Li.transpose()).norm() < 1e-3);
+  CHECK((Li * (fit.precision - H) * Li.transpose()).norm() < 2e-2);
 }
 
 TEST_CASE("initial mode: a non-log-concave start is regularized, the mode still found") {
