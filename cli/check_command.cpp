@@ -77,6 +77,8 @@ std::string describe_levels(const models::design::Variable& v) {
   std::string out = std::to_string(v.levels.size()) + (v.levels.size() == 1 ? " level: " : " levels: ");
   out += join(v.levels, ", ", 12);
   out += v.numeric_levels ? "; numeric order" : "; byte order";
+  if (!v.reference_level.empty() && !v.levels.empty())
+    out += ", " + v.levels.front() + " first (/data/reference_levels)";
   return out;
 }
 

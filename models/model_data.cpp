@@ -237,6 +237,12 @@ template <class T>
 std::vector<data::ColumnLevels> settle_levels(LocalRead<T>& r, reduce::Communicator& comm) {
   std::vector<data::ColumnLevels> levels = data::gather_levels(r.table.levels, comm);
   reduce::collectively(comm, [&] {
+    for (const design::Variable& v : r.design.variables)
+      if (!v.reference_level.empty() && !v.categorical)
+        throw config_error(spec::child_pointer("/data/reference_levels", v.name),
+                           "'" + v.name +
+                               "' is numeric; a reference level applies to a categorical variable of "
+                               "the model (list it in /data/categorical to read it as one)");
     for (std::size_t c = 0; c < levels.size(); ++c) {
       design::Variable& v = r.design.variables[static_cast<std::size_t>(r.categorical_vars[c])];
       if (!v.reference_level.empty())

@@ -35,10 +35,10 @@ CsvReader::CsvReader(std::string path, std::size_t buffer_bytes)
   if (columns_.size() == 1)
     for (const char sep : {';', '\t'})
       if (columns_[0].find(sep) != std::string::npos)
-        throw data_error(file_line(path_, 1),
-                         "the header is one column, " + quoted_excerpt(columns_[0]) + ", holding " +
-                             (sep == ';' ? "';'" : "tabs") +
-                             ": fields must be separated by commas (R: write.csv, not write.csv2)");
+        throw data_error(file_line(path_, 1), "the header is one column, " + quoted_excerpt(columns_[0]) +
+                                                  ", holding " + (sep == ';' ? "';'" : "tabs") +
+                                                  ": fields must be separated by commas" +
+                                                  (sep == ';' ? " (R: write.csv, not write.csv2)" : ""));
   data_offset_ = stream.offset();
   data_line_ = stream.line();
 }

@@ -263,9 +263,17 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
   // as polr and brms code the design with an intercept and drop that column.
   choose_coding(d.terms, d.intercept || spec::has_cutpoints(m.likelihood), d.variables);
   for (Group& G : d.groups) choose_coding(G.terms, G.intercept, d.variables);
+  // A column of the model whose kind comes from its values is judged once they are all read
+  // (settle_levels): its first value is only a guess.
   for (const auto& [name, level] : config.data.reference_levels) {
     const int v = d.find_variable(name);
-    if (v < 0 || !d.variables[static_cast<std::size_t>(v)].categorical)
+    if (v < 0 && name == config.data.response)
+      throw config_error(spec::child_pointer("/data/reference_levels", name),
+                         "'" + name +
+                             "' is the response; a reference level applies to a categorical predictor "
+                             "(a response's labels are ordered by /data/levels)");
+    if (v < 0 || (!d.variables[static_cast<std::size_t>(v)].categorical &&
+                  !d.variables[static_cast<std::size_t>(v)].kind_from_data))
       throw config_error(spec::child_pointer("/data/reference_levels", name),
                          "'" + name + "' is " + (v < 0 ? "not a column of the model" : "numeric") +
                              "; a reference level applies to a categorical variable of the model" +

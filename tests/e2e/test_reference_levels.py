@@ -78,6 +78,21 @@ class ReferenceLevels(BinaryTestCase):
         self.assertAlmostEqual(float(rows[0]["mean"]), sum(d[a] for d in draws) / len(draws), delta=1e-9)
         self.assertAlmostEqual(float(rows[1]["mean"]), sum(d[a] + d[b] for d in draws) / len(draws), delta=1e-9)
 
+    def test_check_and_a_kind_from_all_values(self):
+        # check says the order was changed; a column whose first value reads as a number but
+        # which is text (so categorical once all its values are read) takes a reference too.
+        p = run(["check", self.config({"trt": "placebo"}, name="k.json")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("categorical trt: 3 levels: placebo, drug, drug+; byte order, placebo first "
+                      "(/data/reference_levels)", p.stdout)
+        rows = ["y,m"] + ["%d,%s" % (i % 3, ["1", "u", "v"][i % 3]) for i in range(60)]
+        csv = self.write("m.csv", "\n".join(rows) + "\n")
+        cfg = {"data": {"csv": csv, "reference_levels": {"m": "u"}},
+               "model": {"likelihood": "normal", "formula": "y ~ m"}}
+        p = run(["check", self.write_config(cfg, "m.json")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("features    m[1] m[v]", p.stdout)
+
     def test_numeric_levels_and_group_terms(self):
         # dose read as categories: "3" (and "3.0", by value) first; as a grouping factor the
         # groups follow the same order.
@@ -103,6 +118,8 @@ class ReferenceLevels(BinaryTestCase):
                                   where="/data/reference_levels/" + column, contains=contains)
         self.assert_error(run(["check", self.config({"dose": "1"}, formula="y ~ trt + x")]), 78,
                           where="/data/reference_levels/dose", contains="not a column of the model")
+        self.assert_error(run(["check", self.config({"y": "1"}, formula="y ~ trt + x")]), 78,
+                          where="/data/reference_levels/y", contains="'y' is the response")
 
 
 if __name__ == "__main__":
