@@ -130,7 +130,7 @@ void move_first(ColumnLevels& levels, const std::string& level, const std::strin
     for (std::size_t k = 0; k < names.size() && k < 8; ++k) list += (k ? ", " : "") + names[k];
     if (names.size() > 8) list += ", ... (" + std::to_string(names.size()) + ")";
     throw config_error(
-        where, "'" + level + "' is not a level of '" + column + "' in the data (its levels: " + list + ")");
+        where, "'" + level + "' is not a level of '" + column + "' in the rows used (its levels: " + list + ")");
   }
   std::rotate(names.begin(), names.begin() + at, names.begin() + at + 1);
   for (std::int32_t& code : levels.remap) code = code == at ? 0 : code < at ? code + 1 : code;

@@ -106,7 +106,7 @@ class ReferenceLevels(BinaryTestCase):
         self.assertEqual([n.split("]")[0] + "]" for n in names], ["trt[placebo]", "trt[drug]", "trt[drug+]"])
 
     def test_errors(self):
-        cases = [({"trt": "plaecbo"}, "trt", "'plaecbo' is not a level of 'trt' in the data (its levels: drug, "
+        cases = [({"trt": "plaecbo"}, "trt", "'plaecbo' is not a level of 'trt' in the rows used (its levels: drug, "
                                              "drug+, placebo)"),
                  ({"x": "1"}, "x", "'x' is numeric"),
                  ({"dose": "1"}, "dose", "list it in /data/categorical"),

@@ -56,7 +56,7 @@ TEST_CASE("move_first: the reference level first, the others in order, codes rem
   CHECK(n.names == std::vector<std::string>{"10", "1", "2"});
   CHECK(n.remap == std::vector<std::int32_t>{1, 2, 0});
   CHECK_THROWS_WITH(data::move_first(n, "3", "dose", "/w"),
-                    doctest::Contains("'3' is not a level of 'dose' in the data (its levels: 10, 1, 2)"));
+                    doctest::Contains("'3' is not a level of 'dose' in the rows used (its levels: 10, 1, 2)"));
 }
 
 }  // namespace test_levels
