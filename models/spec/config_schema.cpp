@@ -255,7 +255,8 @@ const Section& model_section() {
            {},
            "The model as a formula, `y ~ x + z + x:z + (1 + x | g)` (see README \"Formulas\"): a shorthand "
            "for `/data/response`, `/data/features`, `/data/offset` (`offset(z)`), `/data/exposure` "
-           "(`offset(log(t))`), `/model/intercept` and `/model/groups`, which must then be absent. "
+           "(`offset(log(t))`), `/model/intercept` and `/model/groups`, which must then be absent, and adds "
+           "`factor(x)`'s columns to `/data/categorical`. "
            "`check --explain` prints the structured form it stands for."},
           {"intercept",
            Kind::boolean,

@@ -221,9 +221,8 @@ class Parser {
           parse_group();
           continue;
         case Tok::name:
-          if (peek(1).kind == Tok::open) {
-            if (t.text != "offset")
-              throw error(t.column, "functions are not supported (only offset(column)): " + quote(t.text));
+          if (peek(1).kind == Tok::open && t.text != "factor") {
+            if (t.text != "offset") throw unsupported_function(t);
             if (in_group) throw error(t.column, "offset() belongs outside group terms");
             parse_offset();
             continue;
@@ -255,12 +254,39 @@ class Parser {
     return {t.text, t.column};
   }
 
-  // inter := NAME (':' NAME)*
+  Error unsupported_function(const Token& t) const {
+    return error(t.column, "functions are not supported (only factor(column) and offset(column)): " +
+                               quote(t.text) + "; compute the column in the data file");
+  }
+
+  // NAME, or factor(NAME): the column read as categories (R's factor(cyl) on numeric codes).
+  FormulaName column_atom(const char* what) {
+    const Token& t = peek();
+    if (t.kind == Tok::name && peek(1).kind == Tok::open) {
+      if (t.text != "factor") throw unsupported_function(t);
+      const std::size_t open = peek(1).column;
+      next();  // "factor"
+      next();  // '('
+      FormulaName n = name_token("a column name inside factor()");
+      if (peek().kind != Tok::close) {
+        if (peek().kind == Tok::end) throw error(open, "unbalanced '(': no ')' after it");
+        throw error(peek().column, "factor() takes one column name");
+      }
+      next();
+      if (std::none_of(ast_.factors.begin(), ast_.factors.end(),
+                       [&](const FormulaName& f) { return f.text == n.text; }))
+        ast_.factors.push_back(n);
+      return n;
+    }
+    return name_token(what);
+  }
+
+  // inter := atom (':' atom)*, atom := NAME | factor(NAME)
   FormulaTerm parse_interaction() {
     FormulaTerm term;
     term.column = peek().column;
     for (;;) {
-      FormulaName n = name_token("a column name");
+      FormulaName n = column_atom("a column name");
       check_not_response(n);
       for (const auto& c : term.columns)
         if (c.text == n.text) throw error(n.column, quote(n.text) + " appears twice in one interaction");
@@ -370,7 +396,7 @@ class Parser {
       if (peek().kind == Tok::close || peek().kind == Tok::end)
         throw error(peek().column, "expected the grouping factor's column after " +
                                        std::string(describe(toks_[pos_ - 1].kind)));
-      FormulaName n = name_token("the grouping factor's column");
+      FormulaName n = column_atom("the grouping factor's column");
       check_not_response(n);
       for (const auto& c : by)
         if (c.text == n.text) throw error(n.column, quote(n.text) + " appears twice in the grouping factor");

@@ -8,12 +8,14 @@
 //   rhs      := ['-'] part (('+' | '-') part)*
 //   part     := '0' | '1' | 'offset(' NAME ')' | 'offset(log(' NAME '))' | '(' group ')' | product
 //   group    := gpart (('+' | '-') gpart)* ('|' | '||') factor      gpart := '0' | '1' | product
-//   factor   := NAME ((':' | '/') NAME)*
+//   factor   := atom ((':' | '/') atom)*
 //   product  := inter ('*' inter)*          (a * b = a + b + a:b, every subset of the factors)
-//   inter    := NAME (':' NAME)*            (an interaction; one NAME is a main effect)
+//   inter    := atom (':' atom)*            (an interaction; one atom is a main effect)
+//   atom     := NAME | 'factor(' NAME ')'
 //   NAME     := [A-Za-z_.][A-Za-z0-9_.]* or a `backquoted` column name
 //
 // offset(log(t)) names t as the exposure (data.exposure: log t added to eta), offset(z) the offset.
+// factor(x) is the column x read as categories (data.categorical), wherever a column may stand.
 // '0 +', '+ 0' and '- 1' drop the intercept ('1' keeps it, the default); inside a group term they
 // drop the varying intercept. '||' makes the varying effects uncorrelated. '(x | a/b)' is
 // '(x | a) + (x | a:b)': b nested in a, a:b the combined factor. A term is a set of columns
@@ -60,6 +62,7 @@ struct FormulaAst {
   std::vector<FormulaGroup> groups;
   std::optional<FormulaName> offset;
   std::optional<FormulaName> exposure;  // offset(log(NAME))
+  std::vector<FormulaName> factors;     // columns written factor(NAME), each once, in order
 };
 
 // Parses a formula. Every failure is an Error with ExitCode::config at "/model/formula", whose

@@ -381,6 +381,15 @@ void expand_formula(Json& data, Json& model, ModelConfig& out) {
     data["exposure"] = ast.exposure->text;
     note(*ast.exposure);
   }
+  // factor(x): x among /data/categorical (a list given beside the formula keeps its entries; one
+  // that is not a list is left for the schema to refuse).
+  if (!ast.factors.empty() && (!data.contains("categorical") || data.at("categorical").is_array())) {
+    Json categorical = data.contains("categorical") ? data.at("categorical") : Json::array();
+    for (const auto& f : ast.factors)
+      if (std::find(categorical.begin(), categorical.end(), Json(f.text)) == categorical.end())
+        categorical.push_back(f.text);
+    data["categorical"] = categorical;
+  }
   model["intercept"] = ast.intercept;
   Json groups = Json::array();
   for (const auto& g : ast.groups) {

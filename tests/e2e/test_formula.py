@@ -1,7 +1,8 @@
 """/model/formula: a formula and the structured config it stands for give the same fit, byte for
 byte (summary apart from timing, draws.csv); check --explain prints that structured config, which
 fits the same again; every malformed formula is one config error at /model/formula with the
-column and the place; a formula excludes the keys it stands for; offset(log(t)) is the exposure t."""
+column and the place; a formula excludes the keys it stands for; offset(log(t)) is the exposure t;
+factor(x) reads x as categories."""
 import json
 import os
 import unittest
@@ -83,6 +84,26 @@ class Formula(BinaryTestCase):
         formula["data"]["exposure"] = "t"
         self.assert_error(run(["check", self.write_config(formula, "both.json")]), 78, where="/data/exposure",
                           contains="given by /model/formula as well")
+
+    def test_factor_reads_a_numeric_column_as_categories(self):
+        # factor(dose), as R users write numeric codes, stands for /data/categorical ["dose"]:
+        # the same fit byte for byte, one coefficient per level but the first.
+        rows = ["y,x,dose"] + ["%r,%r,%d" % (0.3 * (i % 3) + 0.1 * (i % 7), (i % 7) - 3.0, 10 * (i % 3 + 1))
+                               for i in range(120)]
+        csv = self.write("doses.csv", "\n".join(rows) + "\n")
+        priors = {"sigma": {"half_normal": {"scale": 1}}}
+        formula = {"data": {"csv": csv}, "model": {"likelihood": "normal", "formula": "y ~ x + factor(dose)",
+                                                   "priors": priors}, "inference": INFERENCE}
+        structured = {"data": {"csv": csv, "response": "y", "features": ["x", "dose"], "categorical": ["dose"]},
+                      "model": {"likelihood": "normal", "intercept": True, "priors": priors}, "inference": INFERENCE}
+        a = self.fit(formula, "formula")
+        b = self.fit(structured, "structured")
+        a[0]["data"].pop("config")
+        b[0]["data"].pop("config")
+        self.assertEqual(a[0], b[0])
+        self.assertEqual(a[1], b[1])
+        self.assertEqual([p["label"] for p in a[0]["parameters"] if p["name"].startswith("beta")],
+                         ["x", "dose[20]", "dose[30]"])
 
     def assert_formula_error(self, formula, contains, where="/model/formula", extra=None):
         cfg = {"data": {"csv": self.csv}, "model": {"likelihood": "bernoulli_logit", "formula": formula}}

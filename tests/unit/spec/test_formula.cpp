@@ -80,6 +80,15 @@ TEST_CASE("formula: population-level terms and the intercept") {
   CHECK(e.exposure->text == "t");
   CHECK(e.exposure->column == 20);
   CHECK_FALSE(e.offset);
+  // factor(x): the column x, read as categories, wherever a column may stand; each once.
+  auto fa = parse_formula("y ~ factor(cyl) + x:factor(g) + factor(cyl):x + (1 + factor(g) | factor(h))");
+  CHECK(term_texts(fa.terms) == std::vector<std::string>{"cyl", "x:g", "cyl:x"});
+  std::vector<std::string> factors;
+  for (const auto& f : fa.factors) factors.push_back(f.text);
+  CHECK(factors == std::vector<std::string>{"cyl", "g", "h"});
+  REQUIRE(fa.groups.size() == 1);
+  CHECK(by_text(fa.groups[0]) == "h");
+  CHECK(fa.factors[0].column == 12);
   auto both = parse_formula("y ~ offset( log( `holders n` ) ) + x + offset(z)");
   REQUIRE(both.exposure);
   REQUIRE(both.offset);
@@ -154,6 +163,11 @@ TEST_CASE("formula: errors name the column and show the place") {
   CHECK(error_of("y ~ offset(log(t u))").find("log() takes one column name") != std::string::npos);
   CHECK(error_of("y ~ offset(log(t)").find("unbalanced '('") != std::string::npos);
   CHECK(error_of("y ~ offset(log(y))").find("the response") != std::string::npos);
+  CHECK(error_of("y ~ factor(a b)").find("factor() takes one column name") != std::string::npos);
+  CHECK(error_of("y ~ factor(a").find("col 11: unbalanced '('") == 0);
+  CHECK(error_of("y ~ x:log(z)").find("col 7: functions are not supported") == 0);
+  CHECK(error_of("y ~ (1 | exp(g))").find("col 10: functions are not supported") == 0);
+  CHECK(error_of("y ~ factor(y)").find("the response") != std::string::npos);
   CHECK(error_of("y ~ ((1 | g))").find("parentheses inside a group term") != std::string::npos);
   // A long formula is cut around the place.
   const std::string long_formula = "y ~ " + std::string(100, 'a') + " + (1 | g";
