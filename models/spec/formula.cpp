@@ -151,6 +151,16 @@ class Parser {
     }
     ast_.response = {peek().text, peek().column};
     next();
+    // R's and brms's ways of writing more than a column on the left, and what they are here.
+    if (peek().kind == Tok::open)
+      throw error(ast_.response.column,
+                  "the response is a column name, not a function: log(y) ~ ... is the lognormal likelihood "
+                  "with y ~ ..., and cbind(successes, failures) ~ ... is binomial_logit with successes ~ ... "
+                  "and /data/trials the column of successes + failures");
+    if (peek().kind == Tok::bar)
+      throw error(peek().column,
+                  "brms's 'y | trials(n)' and 'y | weights(w)' are /data/trials and /data/weights "
+                  "here; write the response alone");
     if (peek().kind != Tok::tilde)
       throw error(peek().column,
                   "expected '~' after the response, found " + std::string(describe(peek().kind)));
@@ -475,6 +485,13 @@ Error formula_error(std::string_view text, std::size_t column, const std::string
 FormulaAst parse_formula(std::string_view text) {
   if (text.size() > 100000)
     throw formula_error(text.substr(0, 200), 1, "the formula is longer than 100000 characters");
+  // Before the tokenizer, which would stop at its ',': R's binomial response.
+  const std::size_t first = text.find_first_not_of(" \t");
+  if (first != std::string_view::npos && text.substr(first, 6) == "cbind(")
+    throw formula_error(
+        text, first + 1,
+        "cbind(successes, failures) ~ ... is binomial_logit with successes ~ ... and /data/trials "
+        "the column of successes + failures");
   return Parser(text).parse();
 }
 
