@@ -1,10 +1,11 @@
 // The formula parser (/model/formula) on arbitrary text. Besides "only bvi::Error", every error
 // must be a config error at /model/formula whose message starts "col N:" with N within the text
 // (one past its end for "expected more"); and what parses must survive a round trip: the AST
-// written back as a formula (every name backquoted, groups and '*' already expanded) parses to
-// the same AST.
+// written back as a formula (every name backquoted, factor() around every use of a factor column,
+// groups and '*' already expanded, both offsets) parses to the same AST.
 #include "models/spec/formula.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,7 +24,13 @@ void fail(const char* what, std::string_view text) {
   std::abort();
 }
 
+// The columns written factor(NAME) in the formula being rendered: rendered so again.
+const std::vector<bvi::spec::FormulaName>* g_factors = nullptr;
+
 std::string name(const std::string& text) {
+  if (g_factors)
+    for (const auto& f : *g_factors)
+      if (f.text == text) return "factor(`" + text + "`)";
   return "`" + text + "`";
 }
 
@@ -35,7 +42,9 @@ std::string term(const FormulaTerm& t) {
 
 // The AST as a formula that means the same.
 std::string render(const FormulaAst& f) {
+  g_factors = nullptr;
   std::string out = name(f.response.text) + " ~ " + (f.intercept ? "1" : "0");
+  g_factors = &f.factors;
   for (const auto& t : f.terms) out += " + " + term(t);
   for (const auto& g : f.groups) {
     out += std::string(" + (") + (g.intercept ? "1" : "0");
@@ -45,7 +54,9 @@ std::string render(const FormulaAst& f) {
     for (const auto& c : g.by) by += (by.empty() ? "" : ":") + name(c.text);
     out += by + ")";
   }
+  g_factors = nullptr;
   if (f.offset) out += " + offset(" + name(f.offset->text) + ")";
+  if (f.exposure) out += " + offset(log(" + name(f.exposure->text) + "))";
   return out;
 }
 
@@ -66,8 +77,12 @@ bool same_terms(const std::vector<FormulaTerm>& a, const std::vector<FormulaTerm
 bool same(const FormulaAst& a, const FormulaAst& b) {
   if (a.response.text != b.response.text || a.intercept != b.intercept || !same_terms(a.terms, b.terms) ||
       a.groups.size() != b.groups.size() || a.offset.has_value() != b.offset.has_value() ||
-      (a.offset && a.offset->text != b.offset->text))
+      (a.offset && a.offset->text != b.offset->text) || a.exposure.has_value() != b.exposure.has_value() ||
+      (a.exposure && a.exposure->text != b.exposure->text) || a.factors.size() != b.factors.size())
     return false;
+  for (const auto& f : a.factors)  // the same columns, perhaps in another order
+    if (std::none_of(b.factors.begin(), b.factors.end(), [&](const auto& o) { return o.text == f.text; }))
+      return false;
   for (std::size_t g = 0; g < a.groups.size(); ++g) {
     const auto &x = a.groups[g], &y = b.groups[g];
     if (!same_names(x.by, y.by) || x.intercept != y.intercept || x.correlated != y.correlated ||
