@@ -232,13 +232,16 @@ MissingReport report_missing(const data::Table<T>& t, reduce::Communicator& comm
 }
 
 // The categorical variables' levels over the whole file (into the design, its columns expanded)
-// and every local row's code remapped to them. Collective.
+// and every local row's code remapped to them. `kinds_settled`: every variable's kind is final, so
+// a reference level on a numeric one is refused (a probe that reads text columns alone keeps the
+// first-value guess of a column that is text further down). Collective.
 template <class T>
-std::vector<data::ColumnLevels> settle_levels(LocalRead<T>& r, reduce::Communicator& comm) {
+std::vector<data::ColumnLevels> settle_levels(LocalRead<T>& r, reduce::Communicator& comm,
+                                              bool kinds_settled) {
   std::vector<data::ColumnLevels> levels = data::gather_levels(r.table.levels, comm);
   reduce::collectively(comm, [&] {
     for (const design::Variable& v : r.design.variables)
-      if (!v.reference_level.empty() && !v.categorical)
+      if (kinds_settled && !v.reference_level.empty() && !v.categorical)
         throw config_error(spec::child_pointer("/data/reference_levels", v.name),
                            "'" + v.name +
                                "' is numeric; a reference level applies to a categorical variable of "
@@ -329,7 +332,7 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
   });
 
   // Categorical levels over the whole file, and every row's global level index.
-  const std::vector<data::ColumnLevels> levels = settle_levels(r, comm);
+  const std::vector<data::ColumnLevels> levels = settle_levels(r, comm, /*kinds_settled=*/true);
   reduce::collectively(comm, [&] {
     design::check_many_levels(design, static_cast<long>(kept), config.data.allow_many_levels, path);
   });
@@ -435,7 +438,7 @@ DesignProbe probe_model_design(const spec::Config& config, reduce::Communicator&
   const std::shared_ptr<const Likelihood> lik = probe_likelihood(config.model.likelihood, config.model);
   // float: no numeric column is read, the type only names the table.
   LocalRead<float> r = read_settled<float>(config, *lik, comm, block_rows, true);
-  const std::vector<data::ColumnLevels> levels = settle_levels(r, comm);
+  const std::vector<data::ColumnLevels> levels = settle_levels(r, comm, /*kinds_settled=*/false);
   DesignProbe out;
   for (design::Group& g : r.design.groups) {
     std::vector<std::int32_t> level;

@@ -92,6 +92,13 @@ class ReferenceLevels(BinaryTestCase):
         p = run(["check", self.write_config(cfg, "m.json")])
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("features    m[1] m[v]", p.stdout)
+        # fit and kfold too (their preflight reads text columns alone, keeping the first guess).
+        p = run(["fit", self.write_config(cfg, "m.json"), "--quiet"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([q["label"] for q in json.loads(p.stdout)["parameters"] if q["name"].startswith("beta")],
+                         ["m[1]", "m[v]"])
+        p = run(["kfold", self.write_config(cfg, "m.json"), "--folds", "3", "--output", self.path("kf")])
+        self.assertEqual(p.returncode, 0, p.stderr)
 
     def test_numeric_levels_and_group_terms(self):
         # dose read as categories: "3" (and "3.0", by value) first; as a grouping factor the
