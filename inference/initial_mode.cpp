@@ -20,8 +20,10 @@ constexpr int kLineSearchPoints = 7;  // a = 1, 1/2, ..., 1/64
 // take theta in single precision, 6e-8 relative). Later ones along the columns w_j of L^-T, L L^T
 // the last (regularized) curvature: h_j w_j with h_j kWhitenedStep of a posterior sd, or more
 // where that would move no coordinate by the axes' step (a million rows' sds of 1e-3 give steps of
-// 1e-6, a few float32 ulps of a coefficient near 1).
-constexpr double kWhitenedStep = 1e-3;
+// 1e-6, a few float32 ulps of a coefficient near 1), but at most kMaxWhitenedStep sd (an intercept
+// of -1.6e5 beside a column near 1e4 asked for 1e3 to 1e7 sds, and the differences then measured
+// nothing of the curvature at the point).
+constexpr double kWhitenedStep = 1e-3, kMaxWhitenedStep = 1.0;
 constexpr double kAxisStep = 1e-4;
 
 // log p, its gradient g and the curvature at x from one batch of P + 1 gradients, at x and at
@@ -102,11 +104,13 @@ ModeFit find_mode(LogDensity& density, const Eigen::VectorXd& start, const ModeO
     L = (1.0 / (kAxisStep * x.cwiseAbs().cwiseMax(1.0).array())).matrix().asDiagonal();
     h = Eigen::VectorXd::Ones(P);
   };
-  // kWhitenedStep, or the least h_j that moves some coordinate i by kAxisStep max(1, |x_i|).
+  // kWhitenedStep, or the least h_j that moves some coordinate i by kAxisStep max(1, |x_i|), up to
+  // kMaxWhitenedStep.
   const auto whitened_steps = [&](const Eigen::VectorXd& x, const Eigen::MatrixXd& W) {
     const Eigen::ArrayXd axis = kAxisStep * x.cwiseAbs().cwiseMax(1.0).array();
     for (Index j = 0; j < P; ++j)
-      h[j] = std::max(kWhitenedStep, 1.0 / (W.col(j).array().abs() / axis).maxCoeff());
+      h[j] = std::max(kWhitenedStep,
+                      std::min(kMaxWhitenedStep, 1.0 / (W.col(j).array().abs() / axis).maxCoeff()));
   };
   along_axes(start);
   double lp = 0;
@@ -136,7 +140,9 @@ ModeFit find_mode(LogDensity& density, const Eigen::VectorXd& start, const ModeO
     std::vector<Direction> directions{Direction(C, g)};
     bool unused = false;
     if (shifted && regularized_cholesky(Ht, C, unused)) directions.emplace_back((L * C).eval(), g);
-    if (directions[0].decrement < options.tol_decrement) {
+    // Converged only where the curvature is definite: a large shift can make the shifted direction's
+    // decrement small while the point is not a mode, and the other direction may still move.
+    if (!shifted && directions[0].decrement < options.tol_decrement) {
       fit.converged = true;
       break;
     }
@@ -161,7 +167,17 @@ ModeFit find_mode(LogDensity& density, const Eigen::VectorXd& start, const ModeO
         }
       }
     }
-    if (taken < 0) return fit;  // no increase along either: not a usable start
+    if (taken < 0) {
+      // No increase along either. Within 0.1 posterior sd of a definite curvature's mode
+      // (decrement below 100 tol_decrement at the default) that is the log density's rounding,
+      // as float32 data's at 10^5 rows, not a failure: the point is as good a start as any
+      // nearer one. Elsewhere not a usable start.
+      if (!shifted && directions[0].decrement < 100 * options.tol_decrement) {
+        fit.converged = true;
+        break;
+      }
+      return fit;
+    }
     fit.mode = candidates.row(taken).transpose();
     L = directions[taken / kLineSearchPoints].L;
     fit.iterations = it + 1;
