@@ -245,7 +245,7 @@ std::vector<data::ColumnLevels> settle_levels(LocalRead<T>& r, reduce::Communica
         throw config_error(spec::child_pointer("/data/reference_levels", v.name),
                            "'" + v.name +
                                "' is numeric; a reference level applies to a categorical variable of "
-                               "the model (list it in /data/categorical to read it as one)");
+                               "the model (factor(x) in a formula, or /data/categorical, reads it as one)");
     for (std::size_t c = 0; c < levels.size(); ++c) {
       design::Variable& v = r.design.variables[static_cast<std::size_t>(r.categorical_vars[c])];
       if (!v.reference_level.empty())

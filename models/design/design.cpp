@@ -274,10 +274,11 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
                              "(a response's labels are ordered by /data/levels)");
     if (v < 0 || (!d.variables[static_cast<std::size_t>(v)].categorical &&
                   !d.variables[static_cast<std::size_t>(v)].kind_from_data))
-      throw config_error(spec::child_pointer("/data/reference_levels", name),
-                         "'" + name + "' is " + (v < 0 ? "not a column of the model" : "numeric") +
-                             "; a reference level applies to a categorical variable of the model" +
-                             (v < 0 ? "" : " (list it in /data/categorical to read it as one)"));
+      throw config_error(
+          spec::child_pointer("/data/reference_levels", name),
+          "'" + name + "' is " + (v < 0 ? "not a column of the model" : "numeric") +
+              "; a reference level applies to a categorical variable of the model" +
+              (v < 0 ? "" : " (factor(x) in a formula, or /data/categorical, reads it as one)"));
     d.variables[static_cast<std::size_t>(v)].reference_level = level;
   }
   return d;

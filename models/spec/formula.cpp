@@ -152,6 +152,11 @@ class Parser {
     ast_.response = {peek().text, peek().column};
     next();
     // R's and brms's ways of writing more than a column on the left, and what they are here.
+    if (peek().kind == Tok::open && ast_.response.text == "factor")
+      throw error(ast_.response.column,
+                  "the response is a column name, not a function: a response of categories needs no factor() "
+                  "(ordinal_logit, categorical_logit, bernoulli_logit read it; text labels are listed in "
+                  "/data/levels)");
     if (peek().kind == Tok::open)
       throw error(ast_.response.column,
                   "the response is a column name, not a function: log(y) ~ ... is the lognormal likelihood "
@@ -487,7 +492,10 @@ FormulaAst parse_formula(std::string_view text) {
     throw formula_error(text.substr(0, 200), 1, "the formula is longer than 100000 characters");
   // Before the tokenizer, which would stop at its ',': R's binomial response.
   const std::size_t first = text.find_first_not_of(" \t");
-  if (first != std::string_view::npos && text.substr(first, 6) == "cbind(")
+  const std::size_t paren =
+      first == std::string_view::npos ? first : text.find_first_not_of(" \t", first + 5);
+  if (first != std::string_view::npos && text.substr(first, 5) == "cbind" &&
+      paren != std::string_view::npos && text[paren] == '(')
     throw formula_error(
         text, first + 1,
         "cbind(successes, failures) ~ ... is binomial_logit with successes ~ ... and /data/trials "

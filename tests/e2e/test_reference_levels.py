@@ -116,7 +116,7 @@ class ReferenceLevels(BinaryTestCase):
         cases = [({"trt": "plaecbo"}, "trt", "'plaecbo' is not a level of 'trt' in the rows used (its levels: drug, "
                                              "drug+, placebo)"),
                  ({"x": "1"}, "x", "'x' is numeric"),
-                 ({"dose": "1"}, "dose", "list it in /data/categorical"),
+                 ({"dose": "1"}, "dose", "factor(x) in a formula, or /data/categorical, reads it as one"),
                  ({"tret": "placebo"}, "tret", "no column 'tret'"),
                  ({"trt": 2}, "trt", "expected the reference level as a string")]
         for reference, column, contains in cases:

@@ -170,6 +170,11 @@ TEST_CASE("formula: errors name the column and show the place") {
   CHECK(error_of("y ~ factor(y)").find("the response") != std::string::npos);
   // What R and brms write on the left, and what it is here.
   CHECK(error_of(" cbind(s, f) ~ x").find("col 2: cbind(successes, failures) ~ ... is binomial_logit") == 0);
+  CHECK(error_of("cbind (s, f) ~ x").find("col 1: cbind(successes, failures)") == 0);
+  CHECK_NOTHROW(parse_formula("cbind ~ x"));  // a column named cbind
+  CHECK(error_of("factor(y) ~ x")
+            .find("col 1: the response is a column name, not a function: a response of "
+                  "categories needs no factor()") == 0);
   CHECK(error_of("log(y) ~ x").find("col 1: the response is a column name, not a function") == 0);
   CHECK(error_of("y | trials(n) ~ x").find("col 3: brms's 'y | trials(n)'") == 0);
   CHECK(error_of("y ~ ((1 | g))").find("parentheses inside a group term") != std::string::npos);
