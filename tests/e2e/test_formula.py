@@ -64,6 +64,16 @@ class Formula(BinaryTestCase):
                          {k: v for k, v in a[0].items() if k not in reasons})
         self.assertEqual(explained[1], a[1])
 
+    def fits_alike(self, formula, structured):
+        """The two configs' fits, byte for byte apart from the config paths; the formula's."""
+        a = self.fit(formula, "formula")
+        b = self.fit(structured, "structured")
+        a[0]["data"].pop("config")
+        b[0]["data"].pop("config")
+        self.assertEqual(a[0], b[0])
+        self.assertEqual(a[1], b[1])
+        return a[0]
+
     def test_offset_log_is_the_exposure(self):
         # offset(log(t)), as R writes an exposure, stands for /data/exposure t: the same fit byte
         # for byte; beside /data/exposure it is refused like every key a formula stands for.
@@ -74,13 +84,8 @@ class Formula(BinaryTestCase):
                    "inference": INFERENCE}
         structured = {"data": {"csv": csv, "response": "y", "features": ["x"], "exposure": "t"},
                       "model": {"likelihood": "poisson_log", "intercept": True}, "inference": INFERENCE}
-        a = self.fit(formula, "formula")
-        b = self.fit(structured, "structured")
-        a[0]["data"].pop("config")
-        b[0]["data"].pop("config")
-        self.assertEqual(a[0], b[0])
-        self.assertEqual(a[1], b[1])
-        self.assertAlmostEqual([p for p in a[0]["parameters"] if p["name"] == "alpha"][0]["mean"], 1.1, delta=0.1)
+        summary = self.fits_alike(formula, structured)
+        self.assertAlmostEqual([p for p in summary["parameters"] if p["name"] == "alpha"][0]["mean"], 1.1, delta=0.1)
         formula["data"]["exposure"] = "t"
         self.assert_error(run(["check", self.write_config(formula, "both.json")]), 78, where="/data/exposure",
                           contains="given by /model/formula as well")
@@ -96,13 +101,8 @@ class Formula(BinaryTestCase):
                                                    "priors": priors}, "inference": INFERENCE}
         structured = {"data": {"csv": csv, "response": "y", "features": ["x", "dose"], "categorical": ["dose"]},
                       "model": {"likelihood": "normal", "intercept": True, "priors": priors}, "inference": INFERENCE}
-        a = self.fit(formula, "formula")
-        b = self.fit(structured, "structured")
-        a[0]["data"].pop("config")
-        b[0]["data"].pop("config")
-        self.assertEqual(a[0], b[0])
-        self.assertEqual(a[1], b[1])
-        self.assertEqual([p["label"] for p in a[0]["parameters"] if p["name"].startswith("beta")],
+        summary = self.fits_alike(formula, structured)
+        self.assertEqual([p["label"] for p in summary["parameters"] if p["name"].startswith("beta")],
                          ["x", "dose[20]", "dose[30]"])
 
     def assert_formula_error(self, formula, contains, where="/model/formula", extra=None):
