@@ -138,8 +138,12 @@ ModeFit find_mode(LogDensity& density, const Eigen::VectorXd& start, const ModeO
     bool shifted = false;
     if (!regularized_cholesky(fit.precision, C, shifted)) return fit;
     std::vector<Direction> directions{Direction(C, g)};
+    if (!directions[0].d.allFinite()) return fit;
     bool unused = false;
-    if (shifted && regularized_cholesky(Ht, C, unused)) directions.emplace_back((L * C).eval(), g);
+    if (shifted && regularized_cholesky(Ht, C, unused)) {
+      Direction other((L * C).eval(), g);
+      if (other.d.allFinite()) directions.push_back(std::move(other));
+    }
     // Converged only where the curvature is definite: a large shift can make the shifted direction's
     // decrement small while the point is not a mode, and the other direction may still move.
     if (!shifted && directions[0].decrement < options.tol_decrement) {
@@ -158,7 +162,6 @@ ModeFit find_mode(LogDensity& density, const Eigen::VectorXd& start, const ModeO
     ++fit.batches;
     Index taken = -1;
     for (Index j = 0; j < n; ++j) {
-      if (!directions[j].d.allFinite()) continue;
       for (int k = 0; k < kLineSearchPoints; ++k) {
         const Index r = j * kLineSearchPoints + k;
         if (std::isfinite(values[r]) && values[r] >= lp + 1e-4 * std::ldexp(1.0, -k) * directions[j].decrement) {
