@@ -263,22 +263,19 @@ Design plan_design(const spec::Config& config, const std::vector<std::string>& c
   // as polr and brms code the design with an intercept and drop that column.
   choose_coding(d.terms, d.intercept || spec::has_cutpoints(m.likelihood), d.variables);
   for (Group& G : d.groups) choose_coding(G.terms, G.intercept, d.variables);
-  // A column of the model whose kind comes from its values is judged once they are all read
-  // (settle_levels): its first value is only a guess.
+  // Whether the column is categorical is judged once all its values are read (settle_levels refuses
+  // a numeric one): every variable not categorical by the config has its kind from its values, and
+  // the first of them is only a guess.
   for (const auto& [name, level] : config.data.reference_levels) {
     const int v = d.find_variable(name);
-    if (v < 0 && name == config.data.response)
+    if (v < 0)
       throw config_error(spec::child_pointer("/data/reference_levels", name),
-                         "'" + name +
-                             "' is the response; a reference level applies to a categorical predictor "
-                             "(a response's labels are ordered by /data/levels)");
-    if (v < 0 || (!d.variables[static_cast<std::size_t>(v)].categorical &&
-                  !d.variables[static_cast<std::size_t>(v)].kind_from_data))
-      throw config_error(
-          spec::child_pointer("/data/reference_levels", name),
-          "'" + name + "' is " + (v < 0 ? "not a column of the model" : "numeric") +
-              "; a reference level applies to a categorical variable of the model" +
-              (v < 0 ? "" : " (factor(x) in a formula, or /data/categorical, reads it as one)"));
+                         "'" + name + "' is " +
+                             (name == config.data.response
+                                  ? "the response; a reference level applies to a categorical predictor "
+                                    "(a response's labels are ordered by /data/levels)"
+                                  : "not a column of the model; a reference level applies to a categorical "
+                                    "variable of the model"));
     d.variables[static_cast<std::size_t>(v)].reference_level = level;
   }
   return d;
