@@ -1,5 +1,6 @@
 #include "cli/fit_rows.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -8,6 +9,7 @@
 #include "cli/logging.hpp"
 #include "common/error.hpp"
 #include "models/default_priors.hpp"
+#include "models/spec/term_names.hpp"
 
 namespace bvi::cli {
 
@@ -53,6 +55,15 @@ models::design::Design fit_rows_design(const models::FitResult& fit, const std::
   return d;
 }
 
+// Terms in the order a design puts them (models/design/design.cpp, R's rule): by degree, each
+// degree in the order written. "y ~ x:z + x + z" is the fit of x, z, x:z.
+std::vector<std::string> in_design_order(std::vector<std::string> terms) {
+  std::stable_sort(terms.begin(), terms.end(), [](const std::string& a, const std::string& b) {
+    return spec::term_columns(a, "/data/features").size() < spec::term_columns(b, "/data/features").size();
+  });
+  return terms;
+}
+
 Eigen::Index fit_rows_column_of(const std::vector<std::string>& names, const std::string& name) {
   for (std::size_t j = 0; j < names.size(); ++j)
     if (names[j] == name) return static_cast<Eigen::Index>(j);
@@ -74,7 +85,7 @@ FitForConfig load_fit_for_config(spec::Config& config, const std::string& fit_di
                                                 "', the config says '" + config.model.likelihood + "'");
   std::vector<std::string> terms;
   for (const auto& t : design.terms) terms.push_back(t.text);
-  if (config.data.features && *config.data.features != terms)
+  if (config.data.features && in_design_order(*config.data.features) != terms)
     throw config_error("/data/features",
                        "the fit in " + fit_dir + " was made with the terms " + fit_rows_join(terms));
   models::ModelShape shape;

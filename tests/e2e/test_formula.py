@@ -105,6 +105,31 @@ class Formula(BinaryTestCase):
         self.assertEqual([p["label"] for p in summary["parameters"] if p["name"].startswith("beta")],
                          ["x", "dose[20]", "dose[30]"])
 
+    def test_a_fit_serves_its_config_whatever_the_term_order(self):
+        # The design puts terms in order of degree as R does (x, sex, x:sex), whatever order the
+        # formula wrote them in; predict and loo, given the fit's own config, must take it as that
+        # model's fit (they compared the written order with the fit's and refused it, exit 78).
+        cfg = {"data": {"csv": self.csv},
+               "model": {"likelihood": "bernoulli_logit", "formula": "y ~ x:sex + x + sex + (1 | county)"},
+               "inference": INFERENCE}
+        path = self.write_config(cfg, "interaction_first.json")
+        out = self.path("interaction_first")
+        p = run(["fit", path, "--quiet", "--output", out])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, "summary.json")) as f:
+            labels = [q["label"] for q in json.load(f)["parameters"] if q["name"].startswith("beta")]
+        self.assertEqual(labels[0], "x")
+        self.assertTrue(labels[-1].startswith("x:sex"), labels)
+        for command in (["predict", path, "--fit", out, "--data", self.csv],
+                        ["loo", path, "--fit", out]):
+            with self.subTest(command=command[0]):
+                p = run(command)
+                self.assertEqual(p.returncode, 0, p.stderr)
+        # A config whose terms differ (not only in order) is still another model's.
+        cfg["model"]["formula"] = "y ~ x + sex + (1 | county)"
+        self.assert_error(run(["loo", self.write_config(cfg, "other.json"), "--fit", out]), 78,
+                          where="/data/features", contains="was made with the terms x, sex, x:sex")
+
     def assert_formula_error(self, formula, contains, where="/model/formula", extra=None):
         cfg = {"data": {"csv": self.csv}, "model": {"likelihood": "bernoulli_logit", "formula": formula}}
         for edit in extra or []:
