@@ -175,11 +175,15 @@ TEST_CASE("the final report's draws and text: output draws for exact, also the E
   CHECK(term(estimate_memory(s), "final draws") == doctest::Approx(3 * 1000.0 * 101 * 8));
   s.output_draws = 10;  // k-hat then needs final_elbo_draws draws
   CHECK(term(estimate_memory(s), "final draws") == doctest::Approx(3 * 4000.0 * 101 * 8));
-  // Monte Carlo: the ELBO's 4000 draws first.
+  // Monte Carlo: the ELBO's 4000 draws first (eps and zeta; zeta is then taken over, not copied),
+  // then the 1000 output draws (eps, zeta, their copy) beside it.
   s = sizes();
   s.output_files = false;
   CHECK(term(estimate_memory(s), "final draws") ==
-        doctest::Approx(std::max(3 * 4000.0, 4000.0 + 3 * 1000) * 101 * 8 + 3 * 4000.0 * 8));
+        doctest::Approx(std::max(2 * 4000.0, 4000.0 + 3 * 1000) * 101 * 8 + 3 * 4000.0 * 8));
+  s.output_draws = 2000;  // the output draws beside the ELBO's then outweigh them
+  CHECK(term(estimate_memory(s), "final draws") ==
+        doctest::Approx((4000.0 + 3 * 2000) * 101 * 8 + 3 * 4000.0 * 8));
 }
 
 TEST_CASE("what the remedies in the error message change goes down") {
