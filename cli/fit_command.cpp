@@ -161,10 +161,7 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
     eo.tol_grad = config.inference.tol_grad;
     eo.tol_rel_obj = config.inference.tol_rel_obj;
     // Constrained coordinates (log, logit scales) move by at most 1 per iteration.
-    const auto transforms = problem.model.layout().column_transforms();
-    eo.max_mean_step = Eigen::VectorXd::Constant(problem.model.dim(), std::numeric_limits<double>::infinity());
-    for (std::size_t j = 0; j < transforms.size(); ++j)
-      if (transforms[j].bound != ad::Bound::none) eo.max_mean_step[static_cast<Eigen::Index>(j)] = 1.0;
+    eo.max_mean_step = problem.model.max_mean_step();
     exact = vi::run_exact(expected, expected.initial_mean(), eo, cli_logger(), &control, run_options);
     run = std::move(exact->run);
     prior_methods = expected.prior().methods();

@@ -8,6 +8,8 @@
 #include "common/error.hpp"
 #include "inference/elbo.hpp"
 #include "inference/eta_adaptation.hpp"
+#include "inference/families/fullrank.hpp"
+#include "inference/families/meanfield.hpp"
 #include "inference/initial_mode.hpp"
 #include "inference/optimizers/natural_convergence.hpp"
 #include "inference/optimizers/natural_gradient.hpp"
@@ -15,6 +17,30 @@
 #include "inference/stopping_rule.hpp"
 
 namespace bvi::vi {
+
+namespace {
+
+// A group effect starts with its group's sd (exp of its log sd's mean) as q's scale, as the exact
+// method's start does. With q's scale at 0.1 and the effects at 0, the prior alone pulls every log
+// sd down (the gradient of G log-densities N(r_g | 0, sd) at r near 0), and the natural steps
+// climb back only slowly, or not at all: an ordinal model of 1847 rows in 185 groups kept its
+// group sd at 0.11 after 200 steps and 0.59 (NUTS 0.58) only after 2000; meanfield put it at 0.
+void start_group_effects_at_their_sd(Family& q, const std::vector<Index>& scale_columns) {
+  const Index P = q.dim();
+  if (static_cast<Index>(scale_columns.size()) != P) return;
+  const Eigen::VectorXd mean = q.params().head(P);
+  if (auto* mf = dynamic_cast<MeanField*>(&q)) {
+    for (Index j = 0; j < P; ++j)
+      if (const Index pj = scale_columns[static_cast<std::size_t>(j)]; pj >= 0) mf->omega()[j] = mean[pj];
+  } else if (auto* fr = dynamic_cast<FullRank*>(&q)) {
+    Eigen::MatrixXd L = fr->cholesky();
+    for (Index j = 0; j < P; ++j)
+      if (const Index pj = scale_columns[static_cast<std::size_t>(j)]; pj >= 0) L(j, j) = std::exp(mean[pj]);
+    fr->set_cholesky(L);
+  }
+}
+
+}  // namespace
 
 AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Logger& logger,
                     RunObserver* observer, const RunOptions& options) {
@@ -43,6 +69,12 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
   std::unique_ptr<Optimizer> optimizer = natural ? nullptr : make_optimizer(config.optimizer, eta);
   NaturalGradient natural_gradient(
       {config.optimizer.learning_rate, config.optimizer.min_learning_rate, config.optimizer.half_life});
+  // As the exact method's: a log or logit scale moves by at most 1 per step. A natural step from
+  // the start can otherwise put a group's log sd several units down (where the prior on the effects
+  // near 0 pulls it), and the centred effects' funnel holds it there: a student_t model of 2000
+  // rows in 200 groups ended fullrank's 200 steps at a group sd of 0.009 (0.48 with the bound, in
+  // 24 steps, at a better ELBO).
+  natural_gradient.set_max_mean_step(density.max_mean_step());
   StoppingRule rule(config.tol_rel_obj, config.max_iterations, config.eval_elbo);
   // The natural optimizer's own rule: q has stopped moving (tol_step; off when null).
   std::optional<NaturalConvergence> settled;
@@ -63,6 +95,7 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
     first = resume->iteration + 1;
   } else if (natural) {
     q.set_initial_scale(0.1);
+    start_group_effects_at_their_sd(q, density.scale_columns());
     if (config.start_at_mode) {
       // Laplace's approximation as the start (init: mode); the origin where it is not usable.
       const ModeFit mode = find_mode(density, Eigen::VectorXd::Zero(q.dim()));

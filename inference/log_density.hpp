@@ -3,6 +3,7 @@
 // scale and its gradient. models::LogJoint implements it over data sharded across threads and
 // ranks; tests implement it with closed forms.
 #include <Eigen/Core>
+#include <vector>
 
 namespace bvi::vi {
 
@@ -16,6 +17,12 @@ class LogDensity {
   // row s of the S x P result is d lp(s) / d theta_s.
   virtual void log_density(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::VectorXd> lp,
                            Eigen::MatrixXd* grad) = 0;
+  // Per coordinate, the coordinate of the log sd its prior scales it by (a group effect's), or -1;
+  // empty when there are none. The start gives such a coordinate its group's sd as q's scale.
+  virtual std::vector<Index> scale_columns() const { return {}; }
+  // Per coordinate, the largest move of q's mean in one step (1 on a log or logit scale, infinity
+  // elsewhere); empty: unbounded.
+  virtual Eigen::VectorXd max_mean_step() const { return {}; }
 };
 
 }  // namespace bvi::vi

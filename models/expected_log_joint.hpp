@@ -33,13 +33,7 @@ class ExpectedLogJoint final : public vi::ExpectedLogDensity {
     prior_.hessian_times(d, out);
   }
   std::vector<Index> parents() const override { return prior_.parents(); }
-  std::vector<Index> scale_columns() const override {
-    std::vector<Index> out(static_cast<std::size_t>(model_.dim()), -1);
-    for (const GroupPrior& g : model_.group_priors())
-      for (Index j = 0; j < g.groups * g.effects; ++j)
-        out[static_cast<std::size_t>(g.r_offset + j)] = g.sd_offset + j % g.effects;
-    return out;
-  }
+  std::vector<Index> scale_columns() const override { return model_.group_scale_columns(); }
   // The pattern, when the caller made it already (make_block_pattern).
   void set_sparse_pattern(std::shared_ptr<const vi::BlockPattern> pattern) { pattern_ = std::move(pattern); }
   std::shared_ptr<const vi::BlockPattern> sparse_pattern() override {

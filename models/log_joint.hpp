@@ -37,6 +37,9 @@ class LogJoint final : public vi::LogDensity {
   void evaluate(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::VectorXd> lp,
                 Eigen::MatrixXd* grad, Scale scale = Scale::unconstrained);
 
+  std::vector<Index> scale_columns() const override { return model_.group_scale_columns(); }
+  Eigen::VectorXd max_mean_step() const override { return model_.max_mean_step(); }
+
   // vi::LogDensity: the unconstrained scale, with the Jacobian.
   void log_density(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::VectorXd> lp,
                    Eigen::MatrixXd* grad) override {

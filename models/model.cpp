@@ -400,6 +400,22 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
   return m;
 }
 
+std::vector<Index> Model::group_scale_columns() const {
+  std::vector<Index> out(static_cast<std::size_t>(dim()), -1);
+  for (const GroupPrior& g : group_priors_)
+    for (Index j = 0; j < g.groups * g.effects; ++j)
+      out[static_cast<std::size_t>(g.r_offset + j)] = g.sd_offset + j % g.effects;
+  return out;
+}
+
+Eigen::VectorXd Model::max_mean_step() const {
+  Eigen::VectorXd out = Eigen::VectorXd::Constant(dim(), std::numeric_limits<double>::infinity());
+  const auto transforms = layout_.column_transforms();
+  for (std::size_t j = 0; j < transforms.size(); ++j)
+    if (transforms[j].bound != ad::Bound::none) out[static_cast<Index>(j)] = 1.0;
+  return out;
+}
+
 ad::Var Model::constrain(const ad::Var& theta, ad::Var* log_jacobian) const {
   if (std::all_of(transforms_.begin(), transforms_.end(),
                   [](const ad::ColumnTransform& t) { return t.bound == ad::Bound::none; }))

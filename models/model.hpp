@@ -105,6 +105,12 @@ class Model {
   Index dim() const { return layout_.dim(); }
   const Likelihood& likelihood() const { return *likelihood_; }
   const std::vector<GroupPrior>& group_priors() const { return group_priors_; }
+  // Per column, the column of the log sd that scales it in its prior (a group effect's sd_F.k),
+  // or -1: where a start puts each group effect's scale at its group's sd.
+  std::vector<Index> group_scale_columns() const;
+  // Per column, the largest move of q's mean per iteration: 1 where the column is a log or logit
+  // scale (a transformed constraint), infinity elsewhere.
+  Eigen::VectorXd max_mean_step() const;
 
   // The constrained draws for unconstrained ones; sets *log_jacobian (S x 1) to the log
   // |det d constrained / d unconstrained| of each draw when any parameter is constrained (and

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "inference/math/step_bound.hpp"
+
 namespace bvi::vi::exact {
 
 // (A value x is representable when exp(log(x)) == x; one or two round trips reach one.)
@@ -59,14 +61,6 @@ Eigen::VectorXd conjugate_gradients(ExpectedLogDensity& density, const Eigen::Ve
   }
   *iterations = k + 1;
   return x;
-}
-
-// Shortens `step` so that no coordinate moves more than its bound.
-void bound_step(Eigen::VectorXd& step, const Eigen::VectorXd& bounds) {
-  if (bounds.size() != step.size()) return;
-  double factor = 1.0;
-  for (Index j = 0; j < step.size(); ++j) factor = std::max(factor, std::abs(step[j]) / bounds[j]);
-  if (factor > 1.0) step /= factor;
 }
 
 // The sparse family's proposal: fullrank's, with every matrix on the pattern. Lambda' = -2 G is

@@ -9,6 +9,7 @@
 
 #include "inference/families/fullrank.hpp"
 #include "inference/families/meanfield.hpp"
+#include "inference/math/step_bound.hpp"
 
 namespace bvi::vi {
 
@@ -141,7 +142,8 @@ Eigen::VectorXd newton_direction(LogDensity& density, const Eigen::VectorXd& mu,
 }
 
 void meanfield_step(MeanField& q, Eigen::VectorXd& curvature, const Eigen::MatrixXd& eps,
-                    const Eigen::MatrixXd& g, double rho, LogDensity* density) {
+                    const Eigen::MatrixXd& g, double rho, LogDensity* density,
+                    const Eigen::VectorXd& bounds) {
   const Index P = q.dim(), S = g.rows();
   const Eigen::ArrayXd sigma = q.omega().array().exp();
   const Eigen::ArrayXd gbar = g.colwise().mean().transpose().array();
@@ -188,11 +190,13 @@ void meanfield_step(MeanField& q, Eigen::VectorXd& curvature, const Eigen::Matri
                      : Eigen::VectorXd((gcv / c).matrix()));
   limit_step(step, c, trust_radius(P));
   limit_step(step, lambda_new, trust_radius(P));  // and in q's own metric
+  bound_step(step, bounds);
   q.params().head(P) += step;
   q.omega() = -0.5 * lambda_new.log().matrix();
 }
 
-void fullrank_step(FullRank& q, const Eigen::MatrixXd& eps, const Eigen::MatrixXd& g, double rho) {
+void fullrank_step(FullRank& q, const Eigen::MatrixXd& eps, const Eigen::MatrixXd& g, double rho,
+                   const Eigen::VectorXd& bounds) {
   const Index P = q.dim();
   const Eigen::MatrixXd L = q.cholesky();
   const GradientRegression reg = regress(g, eps);
@@ -226,6 +230,7 @@ void fullrank_step(FullRank& q, const Eigen::MatrixXd& eps, const Eigen::MatrixX
   Eigen::VectorXd step = rho * llt.solve(gcv);
   limit_step(step, lambda_new, trust_radius(P));
   limit_step(step, lambda, trust_radius(P));  // and in the current q's metric
+  bound_step(step, bounds);
   q.params().head(P) += step;
   const Eigen::MatrixXd sigma_new = llt.solve(Eigen::MatrixXd::Identity(P, P));
   q.set_cholesky(Eigen::LLT<Eigen::MatrixXd>(0.5 * (sigma_new + sigma_new.transpose())).matrixL());
@@ -241,9 +246,9 @@ void NaturalGradient::step(Family& q, const Eigen::MatrixXd& eps, const Eigen::M
                            LogDensity* density) {
   const double rho = schedule_.at(t);
   if (auto* mf = dynamic_cast<MeanField*>(&q))
-    meanfield_step(*mf, diagonal_curvature_, eps, grad_logp, rho, density);
+    meanfield_step(*mf, diagonal_curvature_, eps, grad_logp, rho, density, max_mean_step_);
   else if (auto* fr = dynamic_cast<FullRank*>(&q))
-    fullrank_step(*fr, eps, grad_logp, rho);
+    fullrank_step(*fr, eps, grad_logp, rho, max_mean_step_);
   else
     throw std::logic_error("natural gradient: unknown family " + q.name());
 }

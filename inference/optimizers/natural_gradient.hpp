@@ -34,6 +34,10 @@ class NaturalGradient {
  public:
   explicit NaturalGradient(NaturalGradientSchedule schedule) : schedule_(schedule) {}
 
+  // Per coordinate, the largest move of q's mean in one step (LogDensity::max_mean_step); empty:
+  // only the trust region bounds it.
+  void set_max_mean_step(Eigen::VectorXd bounds) { max_mean_step_ = std::move(bounds); }
+
   // One update of q from the draws of a step: eps (S x P) and the gradients of log p at
   // q.transform(eps) (S x P). `t` counts from 1. Meanfield's mean step also applies the Hessian
   // of `density` at q's mean to a few vectors (differences of two gradients each), when given.
@@ -48,6 +52,7 @@ class NaturalGradient {
 
  private:
   NaturalGradientSchedule schedule_;
+  Eigen::VectorXd max_mean_step_;
   // Meanfield: the averaged diagonal curvature of the mean's Newton step (P values: nothing
   // P x P in the meanfield path or its checkpoint state). Fullrank keeps no state.
   Eigen::VectorXd diagonal_curvature_;

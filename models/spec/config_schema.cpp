@@ -384,7 +384,8 @@ const Section& inference_section() {
            "(each row's expected log likelihood is a one- or two-dimensional Gaussian integral), maximized "
            "by natural-gradient Newton steps until the fixed-point residual is below tol_grad. monte_carlo: "
            "stochastic gradient steps from draws of q (ADVI), with the optimizer below. auto: exact, unless "
-           "the config sets a Monte Carlo setting (optimizer, draws_per_step, eval_elbo, elbo_samples) or the "
+           "the config sets a Monte Carlo setting (optimizer, draws_per_step, eval_elbo, elbo_samples) or "
+           "the "
            "likelihood has no exact ELBO (student_t, ordinal_logit, ordinal_probit, categorical_logit: "
            "monte_carlo)."},
           {"algorithm",
@@ -403,9 +404,8 @@ const Section& inference_section() {
            "fit (exact method; independent effects under their sds or up to four correlated ones, as "
            "(1 + x | g) or (1 + x + z | g), crossed and nested factors), else "
            "fullrank when it is affordable (exact method, P <= 500 parameters and N P^2 <= 2e10 for N rows; "
-           "P <= 100 for a likelihood only the monte_carlo method fits: student_t, ordinal_logit, "
-           "ordinal_probit, "
-           "categorical_logit), "
+           "for a likelihood only the monte_carlo method fits (student_t, ordinal_logit, ordinal_probit, "
+           "categorical_logit) P <= 100, or with group effects the exact method's bounds), "
            "else structured for models with group effects under their sds (exact method), else meanfield; "
            "the summary says which ran and why."},
           {"tol_grad",
@@ -477,8 +477,9 @@ const Section& inference_section() {
            false,
            {},
            {"auto", "origin", "mode"},
-           "monte_carlo: where q starts. origin: mean 0, scale 1 (0.1 with the natural optimizer), Stan's "
-           "ADVI initialization. mode (natural optimizer, models without group terms, whose joint mode lies "
+           "monte_carlo: where q starts. origin: mean 0, scale 1 (0.1 with the natural optimizer, and each "
+           "group effect at its group's sd, 1), Stan's ADVI initialization. mode (natural optimizer, models "
+           "without group terms, whose joint mode lies "
            "at a group sd of 0): q's mean at the posterior mode and its precision the negative Hessian there "
            "(the diagonal of it for meanfield), found by damped Newton steps from the origin (each a batch "
            "of P + 1 gradients, the Hessian by their differences); where they do not converge, the origin. "

@@ -785,6 +785,16 @@ std::string automatic_algorithm(const std::string& method, long long parameters,
     why << "auto: fullrank (P = " << parameters << " <= " << kMaxMonteCarloFullrank
         << ", a likelihood only the Monte Carlo method fits); it keeps the posterior correlations (the "
            "likelihood's own parameters' with the coefficients) meanfield drops";
+  } else if (method != "exact" && (group_scales || sparse_fits) && parameters <= kMaxParameters &&
+             work <= kMaxWork) {
+    // Meanfield drops each group effect's dependence on its sd and on the population effects: on
+    // an ordinal model of 1847 rows in 185 groups it put the population effect's sd at 0.65x NUTS's
+    // (fullrank 0.99x), and before the Monte Carlo steps were bounded it let the group sd collapse.
+    family = "fullrank";
+    why << "auto: fullrank (P = " << parameters << " <= " << kMaxParameters << ", N P^2 = " << work
+        << " <= " << kMaxWork
+        << ", the model has group effects); it keeps each group effect's dependence on its sd and on the "
+           "population effects, which meanfield drops";
   } else if (method != "exact") {
     family = "meanfield";
     why << "auto: meanfield (the Monte Carlo method's default family)";
