@@ -70,6 +70,62 @@ TEST_CASE("fullrank ADVI recovers the covariance and an ELBO of log Z") {
   CHECK(fin.pareto.k < 0.5);
 }
 
+// A Gaussian target whose coordinate 0 is a log scale (bounded steps) and whose coordinate 1 is a
+// group effect scaled by coordinate 2's log sd, as models::LogJoint reports them.
+class BoundedTarget final : public vi::LogDensity {
+ public:
+  explicit BoundedTarget(test::GaussianTarget& inner) : inner_(inner) {}
+  vi::Index dim() const override { return inner_.dim(); }
+  void log_density(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::Ref<Eigen::VectorXd> lp,
+                   Eigen::MatrixXd* grad) override {
+    inner_.log_density(theta, lp, grad);
+  }
+  std::vector<vi::Index> scale_columns() const override { return {-1, 2, -1}; }
+  Eigen::VectorXd max_mean_step() const override {
+    return (Eigen::VectorXd(3) << 1.0, INFINITY, INFINITY).finished();
+  }
+
+ private:
+  test::GaussianTarget& inner_;
+};
+
+TEST_CASE("natural steps: a group effect starts at its sd, a log scale moves by at most 1 a step") {
+  test::GaussianTarget gaussian((Eigen::VectorXd(3) << 8.0, 4.0, -0.5).finished(),
+                                test::test_precision(3, 0.3));
+  BoundedTarget target(gaussian);
+  NullLogger log;
+  auto cfg = config("fullrank", "natural", 1.0);
+  cfg.optimizer.min_learning_rate = 1.0;
+  cfg.draws_per_step = 128;
+  cfg.tol_step = std::nullopt;
+  cfg.max_iterations = 0;  // the start: scale 0.1, but the group effect's is exp(0) = 1
+  vi::AdviResult r = vi::run_advi(target, cfg, log);
+  CHECK(r.q->marginal_sd()[0] == doctest::Approx(0.1));
+  CHECK(r.q->marginal_sd()[1] == doctest::Approx(1.0));
+  CHECK(r.q->marginal_sd()[2] == doctest::Approx(0.1));
+  // The trust region (a few of q's sds) caps the first step; from the second on it is the bound
+  // that holds coordinate 0 to 1 a step, where the unbounded run jumps most of the way to 8. The
+  // draws are keyed by step, so a run of t + 1 steps repeats the run of t and takes one more.
+  test::GaussianTarget free_target((Eigen::VectorXd(3) << 8.0, 4.0, -0.5).finished(),
+                                   test::test_precision(3, 0.3));
+  auto largest_move = [&](vi::LogDensity& density) {
+    double largest = 0, last = 0;
+    for (long t = 1; t <= 8; ++t) {
+      cfg.max_iterations = t;
+      const double now = vi::run_advi(density, cfg, log).q->mean()[0];
+      largest = std::max(largest, std::abs(now - last));
+      last = now;
+    }
+    return std::make_pair(largest, last);
+  };
+  const auto [bounded_move, bounded_end] = largest_move(target);
+  CHECK(bounded_move <= 1.0 + 1e-12);
+  CHECK(bounded_end > 6.0);  // still on its way, a unit a step
+  const auto [free_move, free_end] = largest_move(free_target);
+  CHECK(free_move > 2.0);
+  CHECK(free_end == doctest::Approx(8.0).epsilon(0.05));
+}
+
 TEST_CASE("the stopping rule ends the run when the ELBO settles") {
   // The rule is relative, so the ELBO must be away from 0 for it to mean anything: c = -50.
   test::GaussianTarget target((Eigen::VectorXd(2) << 1.0, -1.0).finished(), test::test_precision(2), -50.0);
