@@ -411,8 +411,12 @@ std::vector<Index> Model::group_scale_columns() const {
 Eigen::VectorXd Model::max_mean_step() const {
   Eigen::VectorXd out = Eigen::VectorXd::Constant(dim(), std::numeric_limits<double>::infinity());
   const auto transforms = layout_.column_transforms();
-  for (std::size_t j = 0; j < transforms.size(); ++j)
-    if (transforms[j].bound != ad::Bound::none) out[static_cast<Index>(j)] = 1.0;
+  for (std::size_t j = 0; j < transforms.size(); ++j) {
+    const ad::ColumnTransform& t = transforms[j];
+    // An ordered block's first entry is the first cutpoint itself, not a log gap.
+    const bool linear = t.bound == ad::Bound::none || (t.bound == ad::Bound::ordered && t.block_index == 0);
+    if (!linear) out[static_cast<Index>(j)] = 1.0;
+  }
   return out;
 }
 

@@ -109,7 +109,8 @@ class Model {
   // or -1: where a start puts each group effect's scale at its group's sd.
   std::vector<Index> group_scale_columns() const;
   // Per column, the largest move of q's mean per iteration: 1 where the column is a log or logit
-  // scale (a transformed constraint), infinity elsewhere.
+  // scale (a transformed constraint; an ordered block's gaps, not its first entry), infinity
+  // elsewhere.
   Eigen::VectorXd max_mean_step() const;
 
   // The constrained draws for unconstrained ones; sets *log_jacobian (S x 1) to the log

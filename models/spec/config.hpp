@@ -184,10 +184,11 @@ void resolve_automatic(Config& config, long long parameters, long long rows, boo
 // else fullrank while its cost is moderate (exact method, P <= 500 and rows P^2 <= 2e10); beyond,
 // structured when the model has group effects under their sds (exact method), else meanfield (and
 // meanfield for the Monte Carlo method, but fullrank for P <= 100 when the likelihood chose that
-// method: likelihood_monte_carlo). Sets *reason.
+// method: likelihood_monte_carlo, and within the exact method's bounds for a model with group
+// effects under the natural optimizer: natural_optimizer). Sets *reason.
 std::string automatic_algorithm(const std::string& method, long long parameters, long long rows,
                                 std::string* reason, bool group_scales = false, bool sparse_fits = false,
-                                bool likelihood_monte_carlo = false);
+                                bool likelihood_monte_carlo = false, bool natural_optimizer = true);
 
 // Reads, validates and resolves a config file. Throws Error: no_input (66) when the file cannot
 // be read, config (78) for invalid JSON, unknown keys, wrong types or out-of-range values.

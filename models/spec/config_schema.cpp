@@ -405,7 +405,8 @@ const Section& inference_section() {
            "(1 + x | g) or (1 + x + z | g), crossed and nested factors), else "
            "fullrank when it is affordable (exact method, P <= 500 parameters and N P^2 <= 2e10 for N rows; "
            "for a likelihood only the monte_carlo method fits (student_t, ordinal_logit, ordinal_probit, "
-           "categorical_logit) P <= 100, or with group effects the exact method's bounds), "
+           "categorical_logit) P <= 100, or with group effects and the natural optimizer the exact method's "
+           "bounds), "
            "else structured for models with group effects under their sds (exact method), else meanfield; "
            "the summary says which ran and why."},
           {"tol_grad",

@@ -61,6 +61,17 @@ class MonteCarloGroups(BinaryTestCase):
         self.assertIn("the model has group effects", summary["algorithm_choice"])
         self.assert_found(params, realized)
 
+    def test_auto_takes_fullrank_only_for_the_natural_optimizer(self):
+        # adam's fullrank would learn P (P + 1) / 2 scale entries from 64 noisy gradients a step.
+        text, _ = simulate("ordinal_logit", 5)
+        csv = self.write("data_adam.csv", text)
+        cfg = {"data": {"csv": csv}, "model": {"likelihood": "ordinal_logit", "formula": "y ~ x + (1 | g)"},
+               "inference": {"seed": 1, "optimizer": {"name": "adam"}, "max_iterations": 3}}
+        p = run(["fit", self.write_config(cfg, "adam.json"), "--quiet"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        summary = json.loads(p.stdout)
+        self.assertEqual(summary["algorithm"], "meanfield", summary["algorithm_choice"])
+
     def test_ordinal_meanfield_keeps_the_group_sd(self):
         _, params, realized = self.fit("ordinal_logit", "meanfield")
         self.assert_found(params, realized)
