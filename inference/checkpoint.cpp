@@ -196,10 +196,22 @@ void check_resumable(const AdviState& s, const spec::InferenceConfig& inference,
                          : inference.algorithm == "structured" ? 3 * P
                          : inference.algorithm == "sparse"     ? P + pattern_size
                                                                : 2 * P;
-  if (s.params.size() != n)
+  if (s.params.size() != n) {
+    // A checkpoint of another family (an older binary's automatic choice, or a changed config) is
+    // not damaged: say which family it holds and how to resume it.
+    const std::pair<const char*, Eigen::Index> families[] = {
+        {"meanfield", 2 * P}, {"fullrank", P + P * (P + 1) / 2}, {"structured", 3 * P}};
+    for (const auto& [name, size] : families)
+      if (s.params.size() == size && name != inference.algorithm)
+        throw config_error(where, std::string("the checkpoint holds a ") + name + " approximation (" +
+                                      std::to_string(size) + " numbers over " + std::to_string(P) +
+                                      " model parameters); this run is " + inference.algorithm +
+                                      ": set /inference/algorithm to \"" + name +
+                                      "\" to resume it, or remove the checkpoint to start afresh");
     throw refuse("holds " + std::to_string(s.params.size()) + " parameters of the approximation; a " +
                  inference.algorithm + " run over " + std::to_string(P) + " model parameters has " +
                  std::to_string(n));
+  }
   if (!s.params.allFinite()) throw refuse("the approximation's parameters are not all finite");
   if (!all_finite(s.optimizer_state)) throw refuse("the optimizer state is not all finite");
   if (exact ? !exact_state_fits(s.optimizer_state, P, inference.algorithm, pattern_size)

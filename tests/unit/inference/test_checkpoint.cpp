@@ -149,6 +149,10 @@ TEST_CASE("a state that does not fit the run is refused before the run uses it")
   auto full = c;
   full.algorithm = "fullrank";
   unresumable(s, full, 2, "parameters");  // fullrank over 2 has 2 + 3
+  // Another family's approximation (an older binary's automatic choice) is named, not called damaged.
+  unresumable(s, full, 2,
+              "the checkpoint holds a meanfield approximation (4 numbers over 2 model parameters); "
+              "this run is fullrank: set /inference/algorithm to \"meanfield\" to resume it");
   s.optimizer_state = {1.0, 2.0, 3.0};
   unresumable(s, c, 2, "optimizer");
   s = state();
