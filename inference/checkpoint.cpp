@@ -192,21 +192,22 @@ void check_resumable(const AdviState& s, const spec::InferenceConfig& inference,
   const Eigen::Index P = dim;
   // The family's numbers: the mean and L's triangle, the mean, log sds and the structured
   // family's ties, or the mean and log sds.
-  const Eigen::Index n = inference.algorithm == "fullrank"     ? P + P * (P + 1) / 2
-                         : inference.algorithm == "structured" ? 3 * P
-                         : inference.algorithm == "sparse"     ? P + pattern_size
-                                                               : 2 * P;
+  auto numbers = [&](const std::string& family) -> Eigen::Index {
+    return family == "fullrank"     ? P + P * (P + 1) / 2
+           : family == "structured" ? 3 * P
+           : family == "sparse"     ? P + pattern_size
+                                    : 2 * P;
+  };
+  const Eigen::Index n = numbers(inference.algorithm);
   if (s.params.size() != n) {
     // A checkpoint of another family (an older binary's automatic choice, or a changed config) is
     // not damaged: say which family it holds and how to resume it.
-    const std::pair<const char*, Eigen::Index> families[] = {
-        {"meanfield", 2 * P}, {"fullrank", P + P * (P + 1) / 2}, {"structured", 3 * P}};
-    for (const auto& [name, size] : families)
-      if (s.params.size() == size && name != inference.algorithm)
-        throw config_error(where, std::string("the checkpoint holds a ") + name + " approximation (" +
-                                      std::to_string(size) + " numbers over " + std::to_string(P) +
+    for (const char* family : {"meanfield", "fullrank", "structured"})
+      if (s.params.size() == numbers(family) && family != inference.algorithm)
+        throw config_error(where, std::string("the checkpoint holds a ") + family + " approximation (" +
+                                      std::to_string(numbers(family)) + " numbers over " + std::to_string(P) +
                                       " model parameters); this run is " + inference.algorithm +
-                                      ": set /inference/algorithm to \"" + name +
+                                      ": set /inference/algorithm to \"" + family +
                                       "\" to resume it, or remove the checkpoint to start afresh");
     throw refuse("holds " + std::to_string(s.params.size()) + " parameters of the approximation; a " +
                  inference.algorithm + " run over " + std::to_string(P) + " model parameters has " +
