@@ -137,4 +137,45 @@ Eigen::VectorXd BlockPattern::diagonal_matrix(const Eigen::VectorXd& d) const {
   return v;
 }
 
+void BlockPattern::multiply(const Eigen::VectorXd& values, const Eigen::Ref<const Eigen::VectorXd>& x,
+                            Eigen::Ref<Eigen::VectorXd> y) const {
+  y.setZero();
+  const Index n = n_global();
+  auto global = [&](Index r) { return globals_[static_cast<std::size_t>(r)]; };
+  // The global and within blocks hold both orders of each entry; cross and pair entries once.
+  for (Index c = 0; c < n; ++c)
+    for (Index r = 0; r < n; ++r) y[global(r)] += values[r + c * n] * x[global(c)];
+  for (std::size_t f = 0; f < factors_.size(); ++f) {
+    const Factor& fac = factors_[f];
+    const Index K = fac.effects;
+    for (Index g = 0; g < fac.groups; ++g) {
+      const Index first = fac.offset + g * K, within = within_block(f, g), cross = cross_block(f, g);
+      for (Index a = 0; a < K; ++a) {
+        for (Index b = 0; b < K; ++b) y[first + a] += values[within + a * K + b] * x[first + b];
+        for (Index j = 0; j < n; ++j) {
+          const double v = values[cross + a * n + j];
+          y[first + a] += v * x[global(j)];
+          y[global(j)] += v * x[first + a];
+        }
+      }
+    }
+  }
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    const Pair& pr = pairs_[p];
+    const Factor &f1 = factors_[static_cast<std::size_t>(pr.f1)],
+                 &f2 = factors_[static_cast<std::size_t>(pr.f2)];
+    for (std::size_t at = 0; at < pr.levels.size(); ++at) {
+      const Index block = pair_block(p, static_cast<Index>(at));
+      for (Index a = 0; a < f1.effects; ++a)
+        for (Index b = 0; b < f2.effects; ++b) {
+          const Index c1 = f1.offset + pr.levels[at].first * f1.effects + a;
+          const Index c2 = f2.offset + pr.levels[at].second * f2.effects + b;
+          const double v = values[block + a * f2.effects + b];
+          y[c1] += v * x[c2];
+          y[c2] += v * x[c1];
+        }
+    }
+  }
+}
+
 }  // namespace bvi::vi

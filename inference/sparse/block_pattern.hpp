@@ -71,6 +71,9 @@ class BlockPattern {
   const std::vector<Index>& diagonal() const { return diagonal_; }
   // The identity scaled by d on the pattern (a precision of independent coordinates).
   Eigen::VectorXd diagonal_matrix(const Eigen::VectorXd& d) const;
+  // y = A x for the symmetric matrix A whose values() are `values`, allocating nothing.
+  void multiply(const Eigen::VectorXd& values, const Eigen::Ref<const Eigen::VectorXd>& x,
+                Eigen::Ref<Eigen::VectorXd> y) const;
 
  private:
   // What a layout column is: a global (its index in globals_) or effect k of group g of factor f.
