@@ -11,11 +11,12 @@
 #include "cli/memory_check.hpp"
 #include "cli/preflight.hpp"
 #include "cli/response_summary.hpp"
+#include "cli/sparse_fill.hpp"
 #include "common/error.hpp"
 #include "common/memory_limits.hpp"
 #include "inference/exact/exact_cost.hpp"
 #include "inference/reduce/collective_error.hpp"
-#include "cli/sparse_fill.hpp"
+#include "inference/sparse/hessian_probes.hpp"
 #include "models/design/design.hpp"
 #include "models/expected_prior.hpp"
 #include "models/priors/prior_family.hpp"
@@ -105,6 +106,14 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
   return models::with_dtype(config, [&](auto tag) {
     using T = decltype(tag);
     models::Problem<T> p = models::load_problem<T>(config, comm);
+    // The Monte Carlo sparse family's fallback for crossed factors depends on the data alone, so
+    // the explained config already holds the family fit will run (a config asking for sparse
+    // there is a config error, as in fit).
+    if (p.config.inference.method != "exact" && p.config.inference.algorithm == "sparse") {
+      const auto crossed = models::make_block_pattern(p.model, p.view(), comm);
+      reduce::collectively(comm,
+                           [&] { return fall_back_from_crossed(p.config, *crossed, p.data.total_rows); });
+    }
     if (o.explain) {
       reduce::collectively(comm, [&] {
         if (comm.is_root()) print(p.config.resolved.dump(2) + "\n");
@@ -122,13 +131,15 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
     std::shared_ptr<const vi::BlockPattern> pattern;
     std::optional<SparseFill> fill;
     std::string sparse_refusal;
-    if (p.config.inference.method == "exact" && p.config.inference.algorithm == "sparse") {
+    int sparse_refusal_code = 0;
+    if (p.config.inference.algorithm == "sparse") {
       pattern = models::make_block_pattern(p.model, p.view(), comm);
       fill = judge_sparse_fill(*pattern, memory, memory_check_skipped(false), comm);
       try {
         if (fall_back_from_sparse(p.config, *fill)) pattern.reset();
       } catch (const Error& e) {
         sparse_refusal = e.detail();
+        sparse_refusal_code = static_cast<int>(e.code());
       }
     }
     const auto& d = p.data;
@@ -220,7 +231,7 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
         if (fill->fits())
           os << "), " << fill->nonzeros << " in its Cholesky factor\n";
         else
-          os << "); " << sparse_refusal << " (fit would stop with exit 71)\n";
+          os << "); " << sparse_refusal << " (fit would stop with exit " << sparse_refusal_code << ")\n";
         os << "cost        sparse: "
            << vi::sparse_exact_cost(double(n), double(linear), double(p.model.dim()), effects,
                                     double(pattern->size()), double(std::min(fill->nonzeros, fill->cap)))
@@ -239,6 +250,14 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
       if (inf.optimizer.name == "natural")
         os << ", tol_step " << (inf.tol_step ? std::to_string(*inf.tol_step) : std::string("null"));
       os << ", seed " << inf.seed << "\n";
+      if (pattern)
+        os << "precision   sparse: " << pattern->size() << " values on the pattern (" << pattern->n_global()
+           << " global coordinates, " << pattern->dim() - pattern->n_global() << " group effects), "
+           << fill->nonzeros << " in its Cholesky factor; its curvature from "
+           << vi::HessianProbes(pattern).count() << " Hessian-vector products per draw\n";
+      else if (!sparse_refusal.empty())
+        os << "precision   " << sparse_refusal << " (fit would stop with exit " << sparse_refusal_code
+           << ")\n";
     }
     reduce::collectively(comm, [&] {
       if (comm.is_root()) print(os.str());

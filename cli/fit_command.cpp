@@ -30,6 +30,7 @@
 #include "inference/reduce/chunk_reducer.hpp"
 #include "inference/reduce/collective_error.hpp"
 #include "models/expected_log_joint.hpp"
+#include "models/expected_prior_part.hpp"
 #include "models/log_joint.hpp"
 #include "models/problem.hpp"
 #include "models/response_hash.hpp"
@@ -100,13 +101,24 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
 
   // The sparse family's precision pattern (the same on every rank: a collective).
   std::shared_ptr<const vi::BlockPattern> pattern;
-  if (config.inference.method == "exact" && config.inference.algorithm == "sparse") {
+  if (config.inference.algorithm == "sparse") {
     pattern = models::make_block_pattern(problem.model, problem.view(), comm);
-    // Its factor's fill-in against the budget (sparse_fill.hpp): auto falls back to structured.
+    // Its factor's fill-in against the budget (sparse_fill.hpp): auto falls back to structured
+    // (meanfield under the Monte Carlo method, which also needs factors that are not crossed).
     const SparseFill fill = judge_sparse_fill(*pattern, pre.memory, memory_check_skipped(o.skip_memory_check), comm);
     if (reduce::collectively(comm, [&] { return fall_back_from_sparse(problem.config, fill); })) {
       pattern.reset();
-      if (root) cli_logger().warn("the sparse family does not fit: " + fill.why_not + "; fitting structured instead");
+      if (root)
+        cli_logger().warn("the sparse family does not fit: " + fill.why_not + "; fitting " +
+                          config.inference.algorithm + " instead");
+    } else if (reduce::collectively(comm, [&] {
+                 return fall_back_from_crossed(problem.config, *pattern, problem.data.total_rows);
+               })) {
+      pattern.reset();
+      if (root)
+        cli_logger().warn("the Monte Carlo method's sparse family does not take crossed factors; fitting " +
+                          config.inference.algorithm + " instead (" + config.inference.algorithm_reason +
+                          ")");
     }
   }
   // A checkpoint belongs to one config, seed and dataset: preflight_fit took the run's fingerprint
@@ -133,6 +145,7 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
   vi::RunOptions run_options;
   run_options.checkpoint_every = o.checkpoint.empty() ? 0 : o.checkpoint_every;
   run_options.resume = resume ? &*resume : nullptr;
+  run_options.sparse_pattern = pattern;
   const auto seed = static_cast<std::uint64_t>(config.inference.seed);
   vi::AdviResult run;
   std::optional<vi::ExactResult> exact;
@@ -166,6 +179,19 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
     run = std::move(exact->run);
     prior_methods = expected.prior().methods();
   } else {
+    // The sparse family's step samples the likelihood alone where the prior's expectation has a
+    // closed form (models/expected_prior_part.hpp), else the whole log density.
+    std::optional<models::LogJoint<T>> likelihood;
+    std::optional<models::ExpectedPriorPart> prior;
+    if (pattern && models::sparse_family_fits(problem.model)) {
+      models::LogJointOptions lo;
+      lo.prior = false;
+      likelihood.emplace(problem.model, problem.view(), reducer, lo);
+      prior.emplace(problem.model, seed);
+      run_options.sparse_likelihood = &*likelihood;
+      run_options.sparse_prior = &*prior;
+      prior_methods = prior->prior().methods();
+    }
     run = vi::run_advi(log_joint, config.inference, cli_logger(), &control, run_options);
   }
   control.finish();

@@ -5,9 +5,22 @@
 
 #include "common/error.hpp"
 #include "inference/sparse/fill_count.hpp"
+#include "inference/sparse/hessian_probes.hpp"
 #include "models/spec/config.hpp"
 
 namespace bvi::cli {
+
+namespace {
+
+// Automatic draws per step follow the family the fit falls back to.
+void fallback_draws(spec::Config& config, long long parameters) {
+  auto& inf = config.inference;
+  if (!inf.draws_per_step_auto) return;
+  inf.draws_per_step = spec::automatic_draws_per_step(config, parameters);
+  config.resolved["inference"]["draws_per_step"] = inf.draws_per_step;
+}
+
+}  // namespace
 
 SparseFill judge_sparse_fill(const vi::BlockPattern& pattern, const MemoryVerdict& memory, bool memory_check_skipped,
                              reduce::Communicator& comm) {
@@ -46,9 +59,39 @@ bool fall_back_from_sparse(spec::Config& config, const SparseFill& fill) {
     throw Error(ExitCode::os_error, "memory",
                 "the sparse family does not fit this model: " + fill.why_not +
                     "; try \"algorithm\": \"structured\" (or auto, which falls back to it), or more memory");
-  inf.algorithm = "structured";
-  inf.algorithm_reason = "auto: structured, since the sparse family would not fit in memory (" + fill.why_not +
-                         "); structured keeps each group effect's dependence on its sd";
+  if (inf.method == "exact") {
+    inf.algorithm = "structured";
+    inf.algorithm_reason = "auto: structured, since the sparse family would not fit in memory (" +
+                           fill.why_not + "); structured keeps each group effect's dependence on its sd";
+  } else {
+    inf.algorithm = "meanfield";
+    inf.algorithm_reason =
+        "auto: meanfield, since the sparse family would not fit in memory (" + fill.why_not + ")";
+    fallback_draws(config, 0);
+  }
+  config.resolved["inference"]["algorithm"] = inf.algorithm;
+  return true;
+}
+
+bool fall_back_from_crossed(spec::Config& config, const vi::BlockPattern& pattern, long long rows) {
+  auto& inf = config.inference;
+  if (inf.method == "exact") return false;
+  const std::string why = vi::HessianProbes::why_not(pattern);
+  if (why.empty()) return false;
+  if (!inf.algorithm_auto)
+    throw config_error(
+        "/inference/algorithm",
+        "the Monte Carlo method's sparse family needs grouping factors that are nested or apart, and " + why +
+            "; use meanfield or fullrank, or the exact method where the likelihood has it");
+  // What auto takes without the Monte Carlo sparse family: fullrank within its bounds, else meanfield.
+  const long long P = pattern.dim();
+  std::string reason;
+  inf.algorithm =
+      spec::automatic_algorithm(inf.method, P, rows, &reason, true, false, inf.method_for_likelihood,
+                                inf.optimizer.name == "natural", false);
+  inf.algorithm_reason =
+      reason + " (the Monte Carlo method's sparse family does not take crossed factors: " + why + ")";
+  fallback_draws(config, P);
   config.resolved["inference"]["algorithm"] = inf.algorithm;
   return true;
 }

@@ -6,7 +6,8 @@
 // up to what the budget leaves for them, and at most what 32-bit indices address:
 //   - within: the sparse family runs;
 //   - over, the family chosen by auto: the fit falls back to structured (each group effect tied to
-//     its group's sd, no factor), and algorithm_choice says why;
+//     its group's sd, no factor; meanfield under the Monte Carlo method), and algorithm_choice
+//     says why;
 //   - over, sparse asked for in the config: exit 71, naming the factor's size and the remedies.
 // The count and the budget are taken on every rank and reduced, so every rank decides the same.
 #include <memory>
@@ -38,5 +39,12 @@ SparseFill judge_sparse_fill(const vi::BlockPattern& pattern, const MemoryVerdic
 // algorithm, algorithm_choice and the resolved config say so); a sparse family asked for is
 // Error(71). Returns whether the family changed.
 bool fall_back_from_sparse(spec::Config& config, const SparseFill& fill);
+
+// The Monte Carlo method's sparse step reads each entry of the Hessian from a product that holds it
+// alone (inference/sparse/hessian_probes.hpp), which crossed factors do not give: auto's sparse
+// becomes what auto takes without it, fullrank within its bounds for `rows` rows, else meanfield
+// (algorithm_choice says why); sparse asked for is a config error (78). Nothing for the exact
+// method, whose expectations assemble any pattern. Returns whether the family changed.
+bool fall_back_from_crossed(spec::Config& config, const vi::BlockPattern& pattern, long long rows);
 
 }  // namespace bvi::cli

@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "common/logger.hpp"
+#include "inference/exact/expected_log_density.hpp"
 #include "inference/families/family.hpp"
 #include "inference/log_density.hpp"
+#include "inference/sparse/block_pattern.hpp"
 #include "models/spec/config.hpp"
 
 namespace bvi::vi {
@@ -53,6 +55,13 @@ class RunObserver {
 struct RunOptions {
   long checkpoint_every = 0;          // 0: only when a stop is requested
   const AdviState* resume = nullptr;  // continue from this state
+  // The sparse family's precision pattern (algorithm "sparse"; models/sparse_pattern.hpp).
+  std::shared_ptr<const BlockPattern> sparse_pattern;
+  // Its natural step's parts where the model has the prior's expectation in closed form: the
+  // likelihood alone, sampled, and the prior's part (natural_sparse_step.hpp). Null: the log
+  // density is sampled whole.
+  LogDensity* sparse_likelihood = nullptr;
+  ExpectedLogDensity* sparse_prior = nullptr;
 };
 
 struct AdviResult {

@@ -86,6 +86,12 @@ ElboEstimate ElboEstimator::elbo(const Family& q, Eigen::Index draws, rng::Purpo
   return summarize(q, draw_and_evaluate(q, draws, purpose, step, false));
 }
 
+ElboEstimate ElboEstimator::draws(const Family& q, Eigen::Index draws, rng::Purpose purpose,
+                                  std::uint64_t step, bool gradients) {
+  const long redrawn = draw_and_evaluate(q, draws, purpose, step, gradients);
+  return summarize(q, redrawn);
+}
+
 ElboEstimate ElboEstimator::gradient(const Family& q, Eigen::Index draws, rng::Purpose purpose,
                                      std::uint64_t step, Eigen::VectorXd& grad) {
   const long redrawn = draw_and_evaluate(q, draws, purpose, step, true);

@@ -31,6 +31,10 @@ class ElboEstimator {
   ElboEstimate gradient(const Family& q, Eigen::Index draws, rng::Purpose purpose, std::uint64_t step,
                         Eigen::VectorXd& grad);
 
+  // The same draws and (with `gradients`) their gradients of log p (last_grad_log_p) without the
+  // ELBO's gradient: what the natural rule reads. Returns the ELBO estimate of the draws.
+  ElboEstimate draws(const Family& q, Eigen::Index draws, rng::Purpose purpose, std::uint64_t step,
+                     bool gradients = true);
   // The draws behind the last estimate (after any redraws): eps, zeta = transform(eps), log p.
   const Eigen::MatrixXd& last_eps() const { return eps_; }
   const Eigen::MatrixXd& last_zeta() const { return zeta_; }

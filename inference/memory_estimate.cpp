@@ -85,16 +85,39 @@ void checkpoint_text(const RunSizes& s, double numbers, std::vector<MemoryTerm>&
   if (s.checkpoints) out.push_back({"checkpoint text", Phase::iterations, numbers * 130});
 }
 
-// Stochastic VI with a Gaussian family (meanfield, fullrank), as inference/advi.cpp runs it.
+// Stochastic VI with a Gaussian family (meanfield, fullrank, sparse), as inference/advi.cpp runs it.
 void monte_carlo_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   const double P = d(s.parameters), S = d(std::max(s.draws_per_step, s.elbo_samples));
-  // Gradient passes of draws_per_step draws; the ELBO's and the final report's passes are values only.
-  const double B = d(std::min(s.draws_per_step, kLogJointBatch));
+  // The sparse family's step: S (1 + n + sum K) draws, the draws and their probes, in batches of at
+  // most kProbeBatch doubles (natural_sparse_step.cpp), with gradients.
+  const bool sparse = s.algorithm == "sparse";
+  constexpr double kProbeBatch = 8e6;
+  const long long probe_rows =
+      sparse ? static_cast<long long>(std::min(d(s.draws_per_step) * d(s.sparse_probes + 1),
+                                               std::max(1.0, std::floor(kProbeBatch / P))))
+             : 0;
+  // Gradient passes of draws_per_step draws (and the probes'); the ELBO's and the final report's
+  // passes are values only.
+  const double B = d(std::min(std::max(s.draws_per_step, probe_rows), kLogJointBatch));
   const long long final_draws = std::max(s.final_elbo_draws, s.output_draws);
   reducer_term(s, std::max(B + B * P, d(std::min(std::max(s.elbo_samples, final_draws), kLogJointBatch))),
                "reducer slots (per chunk: draws x (P + 1))", out);
-  // The log joint's tapes and buffers stay from the first step to the end.
-  log_joint_terms(s, std::max(s.draws_per_step, final_draws), true, Phase::run, out);
+  // The log joint's tapes and buffers stay from the first step to the end. Under the sparse family
+  // its passes are values only (the draws, the ELBO, the final report): the gradients are the
+  // sparse step's own log joint's, of the likelihood alone (the prior in closed form), as long.
+  // Their tapes: measured (categorical_logit, P = 642, 2 threads) the second adds 7 MB a thread
+  // where its own estimate is 10, so the larger of the two is counted.
+  if (!sparse) {
+    log_joint_terms(s, std::max(s.draws_per_step, final_draws), true, Phase::run, out);
+  } else {
+    std::vector<MemoryTerm> main, own;
+    log_joint_terms(s, std::max(s.draws_per_step, final_draws), false, Phase::run, main);
+    log_joint_terms(s, probe_rows, true, Phase::run, own);
+    // [0]: the tapes (per thread), [1]: the batch buffers.
+    out.push_back({main[0].what, Phase::run, std::max(main[0].bytes, own[0].bytes)});
+    out.push_back({main[1].what, Phase::run, main[1].bytes});
+    out.push_back({"the sparse step's log joint's batch buffers", Phase::run, own[1].bytes});
+  }
   // ElboEstimator: eps, zeta = mu + L eps and the gradient of log p at zeta, S x P each.
   out.push_back({"draws and gradients (3 x draws_per_step x P)", Phase::iterations, 3 * S * P * kDouble});
   double matrices = 0;
@@ -102,7 +125,16 @@ void monte_carlo_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
     // Meanfield's step is per coordinate, a few P-vectors (optimizers/natural_gradient.cpp);
     // fullrank's regression centres the gradients and the draws (2 S x P), and its covariances,
     // curvature, precisions, their factors, inverses and eigenvectors are a dozen P x P matrices.
-    matrices = fullrank(s) ? 2 * S * P + 12 * P * P : 16 * P;
+    // The sparse step: the probes' draws and gradients, their summed products (probes x P), the draws
+    // again, the precision's values four times (q's, the curvature, the average, the mean's
+    // metric) and three factors at 20 bytes a non-zero (q's, the average's and the closed-form
+    // part's, at the pattern's size: fill-in is judged against what the estimate leaves,
+    // cli/sparse_fill.hpp).
+    const double V = d(s.sparse_values);
+    matrices = fullrank(s) ? 2 * S * P + 12 * P * P
+               : sparse    ? 2 * d(probe_rows) * P + d(s.sparse_probes) * P + S * P + 4 * V +
+                              3 * V * 20 / kDouble + 16 * P
+                        : 16 * P;
   } else if (fullrank(s)) {
     matrices = 2 * P * P;  // the Cholesky factor formed for the draws and for the gradient
   }
@@ -111,7 +143,7 @@ void monte_carlo_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   // The state a checkpoint holds, as numbers: q, and the optimizer's own (natural keeps
   // meanfield's diagonal curvature, adam two moments, adaptive one).
   const double n = family_numbers(s);
-  const double state = s.optimizer == "natural"    ? n + (fullrank(s) ? 0 : P)
+  const double state = s.optimizer == "natural"    ? n + (fullrank(s) || sparse ? 0 : P)
                        : s.optimizer == "adam"     ? 3 * n
                        : s.optimizer == "adaptive" ? 2 * n
                                                    : n;

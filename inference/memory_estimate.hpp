@@ -45,6 +45,7 @@ struct RunSizes {
   long long group_effects = 0;
   long long sparse_values = 0;        // the sparse family's values on its precision pattern (at most)
   long long sparse_chunk_values = 0;  // ... in one chunk's packed partial sums (at most)
+  long long sparse_probes = 0;        // the Monte Carlo sparse step's Hessian-vector products per draw
   // How the rows are cut (reduce::ShardPlan).
   long long block_rows = 512;
   long long chunks_owned = 1;  // chunks of this rank

@@ -99,12 +99,21 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
       (grad ? 4.0 : 2.0) * static_cast<double>(S) * static_cast<double>(data_.rows) *
           static_cast<double>(data_.cols + 1 + group_effects_));
 
-  lp = head.val().col(0).matrix() + total_.head(S);
+  if (options_.prior)
+    lp = head.val().col(0).matrix() + total_.head(S);
+  else
+    lp = total_.head(S);
   if (grad) {
     // d lik / d params, reduced over all rows, enters the head tape where params was made, and the
-    // head's backward pass adds the prior and Jacobian terms and carries it back to theta.
+    // head's backward pass adds the prior and Jacobian terms (seeded with 0 without them) and
+    // carries it back to theta.
     params.adj() += Eigen::Map<const Eigen::ArrayXXd>(total_.data() + S, S, P);
-    head_tape_.backward(head);
+    if (options_.prior) {
+      head_tape_.backward(head);
+    } else {
+      zero_seed_.setZero(S);
+      head_tape_.backward(head, zero_seed_.data());
+    }
     grad->middleRows(grad_row, S) = grad_buf_;
   }
 }

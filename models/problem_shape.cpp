@@ -113,18 +113,28 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
         std::any_of(groups.begin(), groups.end(), [](const GroupPrior& g) { return g.L_offset < 0; });
     spec::resolve_automatic(s.config, s.dim, s.total_rows, group_scales, sparse_family_fits(model));
     refuse_unfit_sparse(s.config, model);
-    const Index n_global = s.dim - s.group_effects;
+    // The sparse pattern's blocks, one factor per group prior (categorical_logit: one per factor
+    // and non-reference category, factor-major, two categories' effects of one factor paired level
+    // by level; models/sparse_pattern.cpp).
+    Index effects = 0;
+    for (const GroupPrior& g : groups) effects += g.groups * g.effects;
+    const Index n_global = s.dim - effects;
     const Index chunk = s.plan.chunk_rows;
+    const std::size_t per_factor =
+        design.groups.empty() ? 1 : std::max<std::size_t>(1, groups.size() / design.groups.size());
     s.sparse_values = n_global * n_global;
     s.sparse_chunk_values = n_global * n_global;
-    for (std::size_t f = 0; f < design.groups.size(); ++f) {
-      const Index K = design.groups[f].effects(), G = static_cast<Index>(design.groups[f].levels.size());
+    s.sparse_probes = n_global;
+    for (std::size_t f = 0; f < groups.size(); ++f) {
+      const Index K = groups[f].effects, G = groups[f].groups;
       s.sparse_values += G * K * (K + n_global);
+      s.sparse_probes += K;
       s.sparse_chunk_values += std::min(chunk, G) * K * (K + n_global);
-      for (std::size_t f2 = f + 1; f2 < design.groups.size(); ++f2) {
-        const Index G2 = static_cast<Index>(design.groups[f2].levels.size()), K2 = design.groups[f2].effects();
-        s.sparse_values += std::min(s.total_rows, G * G2) * K * K2;
-        s.sparse_chunk_values += std::min(chunk, G * G2) * K * K2;
+      for (std::size_t f2 = f + 1; f2 < groups.size(); ++f2) {
+        const Index G2 = groups[f2].groups, K2 = groups[f2].effects;
+        const Index pairs = f / per_factor == f2 / per_factor ? G : std::min(s.total_rows, G * G2);
+        s.sparse_values += pairs * K * K2;
+        s.sparse_chunk_values += std::min(chunk, pairs) * K * K2;
       }
     }
     set_sample_sizes(s, model);

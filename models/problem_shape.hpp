@@ -43,6 +43,9 @@ struct ProblemShape {
   // ... and of one chunk's packed partial sums (models/expected_likelihood_sparse.cpp), at most:
   // the globals' block and, per factor, min(rows of a chunk, groups) blocks of K (K + n).
   Index sparse_chunk_values = 0;
+  // The Monte Carlo method's sparse step: its Hessian-vector products per draw (n globals + each
+  // factor's K; inference/sparse/hessian_probes.hpp).
+  Index sparse_probes = 0;
   // The exact method's sample-average prior terms under the resolved family: their fixed draws and
   // the columns each reads (models/expected_prior.hpp); empty for the Monte Carlo method.
   Index sample_draws = 0;

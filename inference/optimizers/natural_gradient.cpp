@@ -9,7 +9,9 @@
 
 #include "inference/families/fullrank.hpp"
 #include "inference/families/meanfield.hpp"
+#include "inference/families/sparse_precision.hpp"
 #include "inference/math/step_bound.hpp"
+#include "inference/optimizers/natural_sparse_step.hpp"
 
 namespace bvi::vi {
 
@@ -238,6 +240,9 @@ void fullrank_step(FullRank& q, const Eigen::MatrixXd& eps, const Eigen::MatrixX
 
 }  // namespace
 
+NaturalGradient::NaturalGradient(NaturalGradientSchedule schedule) : schedule_(schedule) {}
+NaturalGradient::~NaturalGradient() = default;
+
 double NaturalGradientSchedule::at(long t) const {
   return rho_min + (rho0 - rho_min) * std::exp2(-static_cast<double>(t - 1) / half_life);
 }
@@ -249,7 +254,17 @@ void NaturalGradient::step(Family& q, const Eigen::MatrixXd& eps, const Eigen::M
     meanfield_step(*mf, diagonal_curvature_, eps, grad_logp, rho, density, max_mean_step_);
   else if (auto* fr = dynamic_cast<FullRank*>(&q))
     fullrank_step(*fr, eps, grad_logp, rho, max_mean_step_);
-  else
+  else if (auto* sp = dynamic_cast<SparsePrecision*>(&q)) {
+    if (!density) throw std::logic_error("natural gradient: the sparse family's step needs the density");
+    if (!sparse_ || &sparse_->pattern() != &sp->pattern())
+      sparse_ = std::make_unique<SparseNaturalStep>(sp->shared_pattern());
+    Eigen::MatrixXd zeta(eps.rows(), eps.cols());
+    sp->transform(eps, zeta);
+    if (sparse_sampled_ && sparse_exact_)
+      sparse_->step(*sp, zeta, grad_logp, rho, *sparse_sampled_, sparse_exact_, max_mean_step_);
+    else
+      sparse_->step(*sp, zeta, grad_logp, rho, *density, nullptr, max_mean_step_);
+  } else
     throw std::logic_error("natural gradient: unknown family " + q.name());
 }
 

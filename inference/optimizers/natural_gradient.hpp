@@ -16,8 +16,10 @@
 // works whether the posterior sds are 1 or 0.001, where Adam's steps (in parameter units) need
 // tuning per problem. For meanfield every estimate is per coordinate, O(S P) per step.
 #include <Eigen/Core>
+#include <memory>
 #include <vector>
 
+#include "inference/exact/expected_log_density.hpp"
 #include "inference/families/family.hpp"
 #include "inference/log_density.hpp"
 
@@ -30,9 +32,19 @@ struct NaturalGradientSchedule {
   double at(long t) const;
 };
 
+class SparseNaturalStep;
+
 class NaturalGradient {
  public:
-  explicit NaturalGradient(NaturalGradientSchedule schedule) : schedule_(schedule) {}
+  explicit NaturalGradient(NaturalGradientSchedule schedule);
+  ~NaturalGradient();
+
+  // The sparse family's parts of log p (natural_sparse_step.hpp): the sampled one (the likelihood
+  // alone) and the prior's closed form. Unset, the step samples the density it is given.
+  void set_sparse_parts(LogDensity* sampled, ExpectedLogDensity* exact_part) {
+    sparse_sampled_ = sampled;
+    sparse_exact_ = exact_part;
+  }
 
   // Per coordinate, the largest move of q's mean in one step (LogDensity::max_mean_step); empty:
   // only the trust region bounds it.
@@ -40,7 +52,9 @@ class NaturalGradient {
 
   // One update of q from the draws of a step: eps (S x P) and the gradients of log p at
   // q.transform(eps) (S x P). `t` counts from 1. Meanfield's mean step also applies the Hessian
-  // of `density` at q's mean to a few vectors (differences of two gradients each), when given.
+  // of `density` at q's mean to a few vectors (differences of two gradients each), when given;
+  // the sparse family's curvature is the Hessian's on its pattern at the draws
+  // (natural_sparse_step.hpp), so it needs `density`.
   void step(Family& q, const Eigen::MatrixXd& eps, const Eigen::MatrixXd& grad_logp, long t,
             LogDensity* density = nullptr);
 
@@ -56,6 +70,10 @@ class NaturalGradient {
   // Meanfield: the averaged diagonal curvature of the mean's Newton step (P values: nothing
   // P x P in the meanfield path or its checkpoint state). Fullrank keeps no state.
   Eigen::VectorXd diagonal_curvature_;
+  // The sparse family's step (its probes and factorization, made at its first step).
+  std::unique_ptr<SparseNaturalStep> sparse_;
+  LogDensity* sparse_sampled_ = nullptr;
+  ExpectedLogDensity* sparse_exact_ = nullptr;
 };
 
 }  // namespace bvi::vi

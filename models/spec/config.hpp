@@ -143,6 +143,7 @@ struct InferenceConfig {
   bool algorithm_auto = false;
   double tol_grad = 1e-8;
   long long draws_per_step = 0;  // 0: automatic until resolve_automatic()
+  bool draws_per_step_auto = false;  // it was (so a family's fallback after the data is read resets it)
   OptimizerConfig optimizer;
   long long max_iterations = 0;  // 0: automatic
   std::optional<double> tol_rel_obj;
@@ -180,15 +181,25 @@ struct Config {
 void resolve_automatic(Config& config, long long parameters, long long rows, bool group_scales = false,
                        bool sparse_fits = false);
 
+// The natural optimizer's automatic draws per step for meanfield (each coordinate's curvature is a
+// regression on the draws).
+inline constexpr long long kMeanfieldNaturalDraws = 128;
+
 // The automatic family: sparse for a model with group effects that it fits (exact method);
 // else fullrank while its cost is moderate (exact method, P <= 500 and rows P^2 <= 2e10); beyond,
 // structured when the model has group effects under their sds (exact method), else meanfield (and
 // meanfield for the Monte Carlo method, but fullrank for P <= 100 when the likelihood chose that
-// method: likelihood_monte_carlo, and within the exact method's bounds for a model with group
-// effects under the natural optimizer: natural_optimizer). Sets *reason.
+// method: likelihood_monte_carlo, and sparse for a model with group effects under the natural
+// optimizer: natural_optimizer; without monte_carlo_sparse, for crossed factors the rows reveal,
+// fullrank there within the exact method's bounds). Sets *reason.
 std::string automatic_algorithm(const std::string& method, long long parameters, long long rows,
                                 std::string* reason, bool group_scales = false, bool sparse_fits = false,
-                                bool likelihood_monte_carlo = false, bool natural_optimizer = true);
+                                bool likelihood_monte_carlo = false, bool natural_optimizer = true,
+                                bool monte_carlo_sparse = true);
+
+// The natural optimizer's automatic draws per step for the family config.inference.algorithm
+// (monte_carlo), as resolve_automatic sets them.
+long long automatic_draws_per_step(const Config& config, long long parameters);
 
 // Reads, validates and resolves a config file. Throws Error: no_input (66) when the file cannot
 // be read, config (78) for invalid JSON, unknown keys, wrong types or out-of-range values.

@@ -397,16 +397,18 @@ const Section& inference_section() {
            "Variational family on the unconstrained space: independent normals (meanfield), a multivariate "
            "normal with a full covariance (fullrank, its Cholesky factor), structured (exact method): "
            "meanfield with every group effect tied linearly to its group's log sd, which keeps the "
-           "group sds from shrinking towards 0 when groups have few rows, at meanfield's cost, or sparse "
-           "(exact method): a multivariate normal whose precision is zero where the posterior's is "
+           "group sds from shrinking towards 0 when groups have few rows, at meanfield's cost, or sparse: "
+           "a multivariate normal whose precision is zero where the posterior's is "
            "(between the effects of different groups that share no row), which reaches fullrank's optimum "
-           "at a cost linear in the number of groups. auto: sparse for models with group effects it can "
-           "fit (exact method; independent effects under their sds or up to four correlated ones, as "
-           "(1 + x | g) or (1 + x + z | g), crossed and nested factors), else "
+           "at a cost linear in the number of groups (monte_carlo: with the natural optimizer, for grouping "
+           "factors that are nested or apart, not crossed). auto: sparse for models with group effects it "
+           "can fit (exact method: independent effects under their sds or up to four correlated ones, as "
+           "(1 + x | g) or (1 + x + z | g), crossed and nested factors; monte_carlo with the natural "
+           "optimizer: any group terms, P > 100 for a likelihood only it fits), else "
            "fullrank when it is affordable (exact method, P <= 500 parameters and N P^2 <= 2e10 for N rows; "
            "for a likelihood only the monte_carlo method fits (student_t, ordinal_logit, ordinal_probit, "
-           "categorical_logit) P <= 100, or with group effects and the natural optimizer the exact method's "
-           "bounds), "
+           "categorical_logit) P <= 100, or for crossed factors, which monte_carlo's sparse does not take, "
+           "the exact method's bounds), "
            "else structured for models with group effects under their sds (exact method), else meanfield; "
            "the summary says which ran and why."},
           {"tol_grad",
@@ -428,7 +430,9 @@ const Section& inference_section() {
            between(1, 1e6),
            {},
            "monte_carlo: draws per gradient step, evaluated as one batch. null: 128 for natural with "
-           "meanfield, "
+           "meanfield, 16 with sparse (each draw also takes a Hessian-vector product per global parameter "
+           "and "
+           "per group effect of a factor), "
            "max(128, 2 P + 32) for natural with fullrank (P parameters; its curvature estimate needs more "
            "draws than parameters; 4 P + 32 for categorical_logit with group terms, whose gradients are "
            "noisier), 64 for the other optimizers."},

@@ -284,7 +284,9 @@ class CategoricalGroups(BinaryTestCase):
                               where=where, contains=contains)
         refused(lambda c: c["inference"].update(method="exact"), "/inference/method", "monte_carlo")
         refused(lambda c: c["inference"].update(algorithm="structured"), "/inference/algorithm", None)
-        refused(lambda c: c["inference"].update(algorithm="sparse"), "/inference/algorithm", None)
+        # The sparse family is the Monte Carlo method's too, with the natural optimizer only.
+        refused(lambda c: c["inference"].update(algorithm="sparse", optimizer={"name": "adam"}),
+                "/inference/algorithm", "natural")
 
     def test_check_says_the_effects_are_per_category(self):
         csv, _, _, _, _ = self.data(300, 10, 5)

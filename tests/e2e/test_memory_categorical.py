@@ -4,7 +4,7 @@ each have their coefficients, group effects, linear predictors and gradients, so
 as for one linear predictor (and with K unknown before the load, as the preflight once had it)
 was about half the peak with group effects. Cases: 2 x 10^4 rows, 10 features, K = 4, with
 (1 | g) over 20 groups (P = 96: fullrank, 4P + 32 draws per step, float64 and float32) and with
-(1 + x1 | g) over 100 groups (P = 642: meanfield), and without group effects. About 25 CPU-seconds."""
+(1 + x1 | g) over 100 groups (P = 642: the sparse family, two log joints), and without group effects. About 25 CPU-seconds."""
 import os
 import unittest
 
