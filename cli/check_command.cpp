@@ -250,12 +250,23 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
       if (inf.optimizer.name == "natural")
         os << ", tol_step " << (inf.tol_step ? std::to_string(*inf.tol_step) : std::string("null"));
       os << ", seed " << inf.seed << "\n";
-      if (pattern)
+      if (pattern && fill->fits()) {
         os << "precision   sparse: " << pattern->size() << " values on the pattern (" << pattern->n_global()
            << " global coordinates, " << pattern->dim() - pattern->n_global() << " group effects), "
            << fill->nonzeros << " in its Cholesky factor; its curvature from "
            << vi::HessianProbes(pattern).count() << " Hessian-vector products per draw\n";
-      else if (!sparse_refusal.empty())
+        // The step samples the likelihood and takes the prior's expectation as fit does
+        // (fit_command.cpp), or samples the whole log density.
+        os << "expectation likelihood: sampled; priors:";
+        if (models::sparse_family_fits(p.model)) {
+          const models::ExpectedPrior prior(p.model, static_cast<std::uint64_t>(inf.seed), 2000,
+                                            p.model.block_prior_terms());
+          for (const auto& [name, how] : prior.methods()) os << " " << name << " " << how << ";";
+        } else {
+          os << " sampled with the likelihood (some term has no closed form);";
+        }
+        os << "\n";
+      } else if (!sparse_refusal.empty())
         os << "precision   " << sparse_refusal << " (fit would stop with exit " << sparse_refusal_code
            << ")\n";
     }

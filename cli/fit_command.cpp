@@ -103,22 +103,26 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
   std::shared_ptr<const vi::BlockPattern> pattern;
   if (config.inference.algorithm == "sparse") {
     pattern = models::make_block_pattern(problem.model, problem.view(), comm);
-    // Its factor's fill-in against the budget (sparse_fill.hpp): auto falls back to structured
-    // (meanfield under the Monte Carlo method, which also needs factors that are not crossed).
-    const SparseFill fill = judge_sparse_fill(*pattern, pre.memory, memory_check_skipped(o.skip_memory_check), comm);
-    if (reduce::collectively(comm, [&] { return fall_back_from_sparse(problem.config, fill); })) {
-      pattern.reset();
-      if (root)
-        cli_logger().warn("the sparse family does not fit: " + fill.why_not + "; fitting " +
-                          config.inference.algorithm + " instead");
-    } else if (reduce::collectively(comm, [&] {
-                 return fall_back_from_crossed(problem.config, *pattern, problem.data.total_rows);
-               })) {
+    // The Monte Carlo method's step needs factors that are not crossed (sparse_fill.hpp); then the
+    // factor's fill-in against the budget: auto falls back to structured (meanfield under the
+    // Monte Carlo method).
+    if (reduce::collectively(comm, [&] {
+          return fall_back_from_crossed(problem.config, *pattern, problem.data.total_rows);
+        })) {
       pattern.reset();
       if (root)
         cli_logger().warn("the Monte Carlo method's sparse family does not take crossed factors; fitting " +
                           config.inference.algorithm + " instead (" + config.inference.algorithm_reason +
                           ")");
+    } else {
+      const SparseFill fill =
+          judge_sparse_fill(*pattern, pre.memory, memory_check_skipped(o.skip_memory_check), comm);
+      if (reduce::collectively(comm, [&] { return fall_back_from_sparse(problem.config, fill); })) {
+        pattern.reset();
+        if (root)
+          cli_logger().warn("the sparse family does not fit: " + fill.why_not + "; fitting " +
+                            config.inference.algorithm + " instead");
+      }
     }
   }
   // A checkpoint belongs to one config, seed and dataset: preflight_fit took the run's fingerprint
@@ -186,8 +190,9 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
     if (pattern && models::sparse_family_fits(problem.model)) {
       models::LogJointOptions lo;
       lo.prior = false;
+      lo.sampled_prior_terms = problem.model.block_prior_terms();
       likelihood.emplace(problem.model, problem.view(), reducer, lo);
-      prior.emplace(problem.model, seed);
+      prior.emplace(problem.model, seed, lo.sampled_prior_terms);
       run_options.sparse_likelihood = &*likelihood;
       run_options.sparse_prior = &*prior;
       prior_methods = prior->prior().methods();

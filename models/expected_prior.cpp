@@ -39,14 +39,22 @@ double cov(const vi::GaussianQ& q, Index i, Index k) { return q.cov(i, k); }
 
 }  // namespace
 
-ExpectedPrior::ExpectedPrior(const Model& model, std::uint64_t seed, Index sample_draws)
+ExpectedPrior::ExpectedPrior(const Model& model, std::uint64_t seed, Index sample_draws,
+                             const std::vector<std::size_t>& left_out)
     : model_(model), seed_(seed), sample_draws_(sample_draws), tape_(std::size_t(1) << 20) {
   const auto& tr = model.transforms();
   const PriorFamily* normal = find_prior_family("normal");
   auto transforms_of = [&](Index offset, Index size) {
     return std::vector<ad::ColumnTransform>(tr.begin() + offset, tr.begin() + offset + size);
   };
-  for (const PriorTerm& t : model.prior_terms()) {
+  for (std::size_t i = 0; i < model.prior_terms().size(); ++i) {
+    const PriorTerm& t = model.prior_terms()[i];
+    if (std::find(left_out.begin(), left_out.end(), i) != left_out.end()) {
+      left_out_.push_back(&t);
+      if (any_constrained(tr, t.offset, t.size))
+        grids_.push_back({nullptr, t.offset, t.size, transforms_of(t.offset, t.size), true});
+      continue;
+    }
     if (t.centered) {
       // alpha's prior on alpha + means . beta.
       Combo c;
@@ -652,6 +660,7 @@ std::vector<std::pair<std::string, std::string>> ExpectedPrior::methods() const 
       if (b.offset == offset) return b.name;
     return std::string("?");
   };
+  for (const PriorTerm* t : left_out_) out.push_back({name_of(t->offset), "sampled with the likelihood"});
   for (const Closed& c : closed_) out.push_back({name_of(c.term->offset), "closed form"});
   for (const Grid& g : grids_)
     out.push_back({name_of(g.offset), g.term ? "quadrature" : "Jacobian by quadrature"});

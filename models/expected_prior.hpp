@@ -35,7 +35,11 @@ namespace bvi::models {
 class ExpectedPrior {
  public:
   // `sample_draws`: K for the sample-average terms.
-  ExpectedPrior(const Model& model, std::uint64_t seed, Index sample_draws = 2000);
+  // `left_out`: prior terms (indexes into model.prior_terms()) whose density the caller samples with
+  // the likelihood (the Monte Carlo sparse step: Model::block_prior_terms, whose density no
+  // per-coordinate grid takes); their columns' Jacobian stays here.
+  ExpectedPrior(const Model& model, std::uint64_t seed, Index sample_draws = 2000,
+                const std::vector<std::size_t>& left_out = {});
 
   // Adds E and, with `grad`, its gradient into *grad; returns E.
   double evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* grad);
@@ -148,6 +152,7 @@ class ExpectedPrior {
   std::vector<Grid> grids_;
   std::vector<Scale> scales_;
   std::vector<Sampled> sampled_;
+  std::vector<const PriorTerm*> left_out_;
   std::vector<Combo> combos_;
   std::vector<Correlated> correlated_;  // meanfield's way with correlated factors (sampled_ holds fullrank's)
   std::vector<CorrelatedPair> pairs_;   // correlated factors of two effects, exact for every family

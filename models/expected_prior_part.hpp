@@ -11,7 +11,9 @@ namespace bvi::models {
 
 class ExpectedPriorPart final : public vi::ExpectedLogDensity {
  public:
-  ExpectedPriorPart(const Model& model, std::uint64_t seed) : model_(model), prior_(model, seed) {}
+  // `left_out`: the prior terms sampled with the likelihood instead (ExpectedPrior).
+  ExpectedPriorPart(const Model& model, std::uint64_t seed, const std::vector<std::size_t>& left_out)
+      : model_(model), prior_(model, seed, 2000, left_out) {}
 
   Index dim() const override { return model_.dim(); }
   double evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* grad) override {

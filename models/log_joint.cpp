@@ -44,8 +44,13 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
                            : head_tape_.constant(theta_buf_.data(), S, P);
   ad::Var log_jac;
   ad::Var params = scale == Scale::unconstrained ? model_.constrain(theta_var, &log_jac) : theta_var;
-  ad::Var head = model_.log_prior(params);
-  if (log_jac.rows() > 0) head = ad::add(head, log_jac);
+  ad::Var head;
+  if (options_.prior) {
+    head = model_.log_prior(params);
+    if (log_jac.rows() > 0) head = ad::add(head, log_jac);
+  } else {
+    head = model_.log_prior_terms(params, options_.sampled_prior_terms);
+  }
 
   // Likelihood: the rows this process holds, block by block, each chunk into its own slot.
   const Index len = grad ? S + S * P : S;
@@ -99,21 +104,12 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
       (grad ? 4.0 : 2.0) * static_cast<double>(S) * static_cast<double>(data_.rows) *
           static_cast<double>(data_.cols + 1 + group_effects_));
 
-  if (options_.prior)
-    lp = head.val().col(0).matrix() + total_.head(S);
-  else
-    lp = total_.head(S);
+  lp = head.val().col(0).matrix() + total_.head(S);
   if (grad) {
     // d lik / d params, reduced over all rows, enters the head tape where params was made, and the
-    // head's backward pass adds the prior and Jacobian terms (seeded with 0 without them) and
-    // carries it back to theta.
+    // head's backward pass adds the prior and Jacobian terms and carries it back to theta.
     params.adj() += Eigen::Map<const Eigen::ArrayXXd>(total_.data() + S, S, P);
-    if (options_.prior) {
-      head_tape_.backward(head);
-    } else {
-      zero_seed_.setZero(S);
-      head_tape_.backward(head, zero_seed_.data());
-    }
+    head_tape_.backward(head);
     grad->middleRows(grad_row, S) = grad_buf_;
   }
 }

@@ -22,8 +22,10 @@ enum class Scale {
 struct LogJointOptions {
   Index max_batch = 256;  // draws per pass; larger requests are split, so memory stays bounded
   // false: the likelihood alone, without the prior and the Jacobian (the Monte Carlo method's sparse
-  // step takes those in closed form, models/expected_prior.hpp).
+  // step takes those in closed form, models/expected_prior.hpp), but for the prior terms listed in
+  // `sampled_prior_terms` (Model::block_prior_terms, which have none).
   bool prior = true;
+  std::vector<std::size_t> sampled_prior_terms;
 };
 
 template <class T>
@@ -62,7 +64,6 @@ class LogJoint final : public vi::LogDensity {
   Eigen::MatrixXd theta_buf_, grad_buf_;          // the batch, column-major S x P
   Eigen::VectorXd total_;                         // reduced [lp (S), d lik / d params (S x P)]
   Eigen::VectorXd log_constants_;                 // the likelihood's data-only terms per row, or empty
-  Eigen::VectorXd zero_seed_;                     // the head's seed without the prior (options_.prior false)
   Index group_effects_ = 0;                       // sum over grouping factors of K
 };
 

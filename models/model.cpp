@@ -504,28 +504,64 @@ void Model::gradient_to_output(const Eigen::Ref<const Eigen::MatrixXd>& internal
   }
 }
 
+Index Model::sparse_probes() const {
+  Index probes = dim();
+  for (const GroupPrior& g : group_priors_) probes -= g.groups * g.effects - g.effects;
+  return probes;
+}
+
+std::vector<std::size_t> Model::block_prior_terms() const {
+  std::vector<std::size_t> out;
+  const auto& tr = layout_.column_transforms();
+  for (std::size_t i = 0; i < priors_.size(); ++i)
+    for (Index j = 0; j < priors_[i].size; ++j)
+      if (ad::is_block_transform(tr[static_cast<std::size_t>(priors_[i].offset + j)])) {
+        out.push_back(i);
+        break;
+      }
+  return out;
+}
+
+ad::Var Model::log_prior_terms(const ad::Var& params, const std::vector<std::size_t>& terms) const {
+  ad::Var total;
+  bool first = true;
+  for (std::size_t i : terms) {
+    const ad::Var lp = prior_term_density(params, priors_[i]);
+    total = first ? lp : ad::add(total, lp);
+    first = false;
+  }
+  if (first) return params.tape().constant(Eigen::VectorXd::Zero(params.rows()));
+  return total;
+}
+
+ad::Var Model::prior_term_density(const ad::Var& params, const PriorTerm& term) const {
+  ad::Tape& tape = params.tape();
+  std::array<ad::Var, kMaxHyperparameters> hypers;
+  for (std::size_t k = 0; k < term.hypers.size(); ++k) {
+    const HyperTerm& h = term.hypers[k];
+    if (!h.is_expression()) {
+      hypers[k] = tape.constant(h.constant.data(), 1, h.constant.size());
+      continue;
+    }
+    ad::Var v = params.cols(h.offsets[0], h.sizes[0]);
+    for (std::size_t i = 1; i < h.offsets.size(); ++i)
+      v = ad::multiply(v, params.cols(h.offsets[i], h.sizes[i]));
+    if (h.factor != 1.0) v = ad::multiply(v, tape.constant(h.factor));
+    hypers[k] = v;
+  }
+  ad::Var x = params.cols(term.offset, term.size);
+  if (term.centered && beta_size_ > 0)  // the intercept at the column means: alpha + beta . means
+    x = ad::add(x, ad::matmul(params.cols(beta_offset_, beta_size_),
+                              tape.constant(centered_matrix_.data(), beta_size_, centered_matrix_.cols())));
+  return ad::row_sums(term.family->log_density(x, hypers.data()));
+}
+
 ad::Var Model::log_prior(const ad::Var& params) const {
   ad::Tape& tape = params.tape();
   ad::Var total;
   bool first = true;
   for (const auto& term : priors_) {
-    std::array<ad::Var, kMaxHyperparameters> hypers;
-    for (std::size_t k = 0; k < term.hypers.size(); ++k) {
-      const HyperTerm& h = term.hypers[k];
-      if (!h.is_expression()) {
-        hypers[k] = tape.constant(h.constant.data(), 1, h.constant.size());
-        continue;
-      }
-      ad::Var v = params.cols(h.offsets[0], h.sizes[0]);
-      for (std::size_t i = 1; i < h.offsets.size(); ++i) v = ad::multiply(v, params.cols(h.offsets[i], h.sizes[i]));
-      if (h.factor != 1.0) v = ad::multiply(v, tape.constant(h.factor));
-      hypers[k] = v;
-    }
-    ad::Var x = params.cols(term.offset, term.size);
-    if (term.centered && beta_size_ > 0)  // the intercept at the column means: alpha + beta . means
-      x = ad::add(x, ad::matmul(params.cols(beta_offset_, beta_size_),
-                                tape.constant(centered_matrix_.data(), beta_size_, centered_matrix_.cols())));
-    ad::Var lp = ad::row_sums(term.family->log_density(x, hypers.data()));
+    ad::Var lp = prior_term_density(params, term);
     total = first ? lp : ad::add(total, lp);
     first = false;
   }

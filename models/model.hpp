@@ -121,6 +121,14 @@ class Model {
   Eigen::MatrixXd constrain_values(const Eigen::Ref<const Eigen::MatrixXd>& theta) const;
   // Per-draw log prior density (S x 1) of constrained draws, every constant included.
   ad::Var log_prior(const ad::Var& params) const;
+  // The prior terms (indexes into prior_terms()) over a block transform's columns (the ordinal
+  // likelihoods' cutpoints), whose density is no function of each column alone, and the log density
+  // of the given terms only (S x 1; zeros for none).
+  std::vector<std::size_t> block_prior_terms() const;
+  // The Monte Carlo sparse step's Hessian-vector products per draw: one per coordinate that is no
+  // group effect, and one per effect of each group prior (inference/sparse/hessian_probes.hpp).
+  Index sparse_probes() const;
+  ad::Var log_prior_terms(const ad::Var& params, const std::vector<std::size_t>& terms) const;
 
   // The prior terms, one per parameter block in layout order, and each column's transform
   // (for the exact method, which takes each term's expectation its own way).
@@ -149,6 +157,7 @@ class Model {
  private:
   ParameterLayout layout_;
   std::vector<ad::ColumnTransform> transforms_;  // one per column
+  ad::Var prior_term_density(const ad::Var& params, const PriorTerm& term) const;
   std::vector<PriorTerm> priors_;
   std::vector<GroupPrior> group_priors_;
   Eigen::VectorXd column_means_;  // for a centered alpha prior

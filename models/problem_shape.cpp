@@ -55,6 +55,35 @@ double largest_category(const spec::Config& config, const reduce::ShardPlan& pla
 
 }  // namespace
 
+void set_sparse_sizes(ProblemShape& s, const Model& model) {
+  const auto& groups = model.group_priors();
+  // The sparse pattern's blocks, one factor per group prior (categorical_logit: one per factor
+  // and non-reference category, factor-major, two categories' effects of one factor paired level
+  // by level; models/sparse_pattern.cpp).
+  Index effects = 0;
+  for (const GroupPrior& g : groups) effects += g.groups * g.effects;
+  const Index n_global = s.dim - effects;
+  const Index chunk = s.plan.chunk_rows;
+  const std::size_t per_factor =
+      s.group_factors > 0
+          ? std::max<std::size_t>(1, groups.size() / static_cast<std::size_t>(s.group_factors))
+          : 1;
+  s.sparse_values = n_global * n_global;
+  s.sparse_chunk_values = n_global * n_global;
+  s.sparse_probes = model.sparse_probes();
+  for (std::size_t f = 0; f < groups.size(); ++f) {
+    const Index K = groups[f].effects, G = groups[f].groups;
+    s.sparse_values += G * K * (K + n_global);
+    s.sparse_chunk_values += std::min(chunk, G) * K * (K + n_global);
+    for (std::size_t f2 = f + 1; f2 < groups.size(); ++f2) {
+      const Index G2 = groups[f2].groups, K2 = groups[f2].effects;
+      const Index pairs = f / per_factor == f2 / per_factor ? G : std::min(s.total_rows, G * G2);
+      s.sparse_values += pairs * K * K2;
+      s.sparse_chunk_values += std::min(chunk, pairs) * K * K2;
+    }
+  }
+}
+
 void set_sample_sizes(ProblemShape& s, const Model& model) {
   s.sample_draws = 0;
   s.sampled_widths.clear();
@@ -69,8 +98,12 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
   DesignProbe probe = probe_model_design(config, comm, block_rows);
   const design::Design& design = probe.design;
   const bool categorical = config.model.likelihood == "categorical_logit";
-  double categories = static_cast<double>(config.model.categories);
-  if (categorical && categories <= 0) {
+  // The ordinal likelihoods: K as load_problem takes it (/data/levels, /model/categories, else the
+  // data's largest category), for their K - 1 cutpoints (P, and the sparse step's products).
+  const bool ordered = spec::has_cutpoints(config.model.likelihood);
+  double categories = ordered && !config.data.levels.empty() ? static_cast<double>(config.data.levels.size())
+                                                             : static_cast<double>(config.model.categories);
+  if ((categorical || ordered) && categories <= 0) {
     categories = reduce::collectively(
         comm, [&] { return largest_category(config, probe.plan, comm.rank(), comm.size()); });
     comm.allreduce_max(&categories, 1);
@@ -99,6 +132,10 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
     if (categorical)
       shape.response_levels = std::max<Index>(static_cast<Index>(categories),
                                               static_cast<Index>(config.model.reference_category));
+    if (ordered) {
+      shape.response_levels = static_cast<Index>(categories);
+      shape.response_level_names = config.data.levels;
+    }
     DataScales scales;
     scales.x_mean = Eigen::VectorXd::Zero(s.features);
     scales.x_sd = Eigen::VectorXd::Ones(s.features);
@@ -113,30 +150,7 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
         std::any_of(groups.begin(), groups.end(), [](const GroupPrior& g) { return g.L_offset < 0; });
     spec::resolve_automatic(s.config, s.dim, s.total_rows, group_scales, sparse_family_fits(model));
     refuse_unfit_sparse(s.config, model);
-    // The sparse pattern's blocks, one factor per group prior (categorical_logit: one per factor
-    // and non-reference category, factor-major, two categories' effects of one factor paired level
-    // by level; models/sparse_pattern.cpp).
-    Index effects = 0;
-    for (const GroupPrior& g : groups) effects += g.groups * g.effects;
-    const Index n_global = s.dim - effects;
-    const Index chunk = s.plan.chunk_rows;
-    const std::size_t per_factor =
-        design.groups.empty() ? 1 : std::max<std::size_t>(1, groups.size() / design.groups.size());
-    s.sparse_values = n_global * n_global;
-    s.sparse_chunk_values = n_global * n_global;
-    s.sparse_probes = n_global;
-    for (std::size_t f = 0; f < groups.size(); ++f) {
-      const Index K = groups[f].effects, G = groups[f].groups;
-      s.sparse_values += G * K * (K + n_global);
-      s.sparse_probes += K;
-      s.sparse_chunk_values += std::min(chunk, G) * K * (K + n_global);
-      for (std::size_t f2 = f + 1; f2 < groups.size(); ++f2) {
-        const Index G2 = groups[f2].groups, K2 = groups[f2].effects;
-        const Index pairs = f / per_factor == f2 / per_factor ? G : std::min(s.total_rows, G * G2);
-        s.sparse_values += pairs * K * K2;
-        s.sparse_chunk_values += std::min(chunk, pairs) * K * K2;
-      }
-    }
+    set_sparse_sizes(s, model);
     set_sample_sizes(s, model);
     return s;
   });

@@ -54,6 +54,9 @@ struct ProblemShape {
 
 // Sets the sample-average sizes of `s` (its config resolved) for `model`.
 void set_sample_sizes(ProblemShape& s, const Model& model);
+// Sets the sparse family's sizes of `s` (sparse_values, sparse_chunk_values, sparse_probes; its
+// dim, total_rows, plan and group_factors set) for `model`.
+void set_sparse_sizes(ProblemShape& s, const Model& model);
 
 // Errors as load_problem's for the header and the categorical columns (66 for the file, 65 for its
 // header, a bad categorical cell or no rows, 78 where the config and the header disagree), the same
@@ -86,6 +89,7 @@ ProblemShape shape_of(const Problem<T>& p) {
     s.group_slopes += g.slopes.cols();
     s.group_effects += g.groups() * g.effects();
   }
+  set_sparse_sizes(s, p.model);
   set_sample_sizes(s, p.model);
   return s;
 }

@@ -21,8 +21,9 @@
 // group sd's gradient sums G squared effects, sum_g r_g^2 e^{-2 tau}, whose draws' noise is 1 / sqrt(S)
 // of its posterior sd at every G, where its expectation is a closed form.
 //
-// Per step: S (1 + n + sum K) gradients in batches, memory O(S P) plus the pattern's values; nothing
-// P x P.
+// Per step: S (1 + n + sum K) gradients in batches; memory O(S (1 + n + sum K) P) for them (and the
+// log joint's per-chunk partial sums of a batch, up to 256 x P each) plus the pattern's values;
+// nothing P x P.
 #include <Eigen/Core>
 #include <memory>
 

@@ -184,14 +184,16 @@ void resolve_automatic(Config& config, long long parameters, long long rows, boo
 // The natural optimizer's automatic draws per step for meanfield (each coordinate's curvature is a
 // regression on the draws).
 inline constexpr long long kMeanfieldNaturalDraws = 128;
+// ... and for the sparse family (its curvature is the Hessian at each draw, not a regression).
+inline constexpr long long kSparseNaturalDraws = 16;
 
 // The automatic family: sparse for a model with group effects that it fits (exact method);
 // else fullrank while its cost is moderate (exact method, P <= 500 and rows P^2 <= 2e10); beyond,
 // structured when the model has group effects under their sds (exact method), else meanfield (and
 // meanfield for the Monte Carlo method, but fullrank for P <= 100 when the likelihood chose that
-// method: likelihood_monte_carlo, and sparse for a model with group effects under the natural
-// optimizer: natural_optimizer; without monte_carlo_sparse, for crossed factors the rows reveal,
-// fullrank there within the exact method's bounds). Sets *reason.
+// method: likelihood_monte_carlo, and for a model with group effects under the natural optimizer
+// (natural_optimizer) fullrank within the exact method's bounds, sparse beyond them unless
+// monte_carlo_sparse is false, for crossed factors the rows reveal). Sets *reason.
 std::string automatic_algorithm(const std::string& method, long long parameters, long long rows,
                                 std::string* reason, bool group_scales = false, bool sparse_fits = false,
                                 bool likelihood_monte_carlo = false, bool natural_optimizer = true,

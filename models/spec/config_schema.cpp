@@ -404,11 +404,11 @@ const Section& inference_section() {
            "factors that are nested or apart, not crossed). auto: sparse for models with group effects it "
            "can fit (exact method: independent effects under their sds or up to four correlated ones, as "
            "(1 + x | g) or (1 + x + z | g), crossed and nested factors; monte_carlo with the natural "
-           "optimizer: any group terms, P > 100 for a likelihood only it fits), else "
+           "optimizer: the same group terms beyond fullrank's bounds below, factors not crossed), else "
            "fullrank when it is affordable (exact method, P <= 500 parameters and N P^2 <= 2e10 for N rows; "
            "for a likelihood only the monte_carlo method fits (student_t, ordinal_logit, ordinal_probit, "
-           "categorical_logit) P <= 100, or for crossed factors, which monte_carlo's sparse does not take, "
-           "the exact method's bounds), "
+           "categorical_logit) P <= 100, or with group effects and the natural optimizer the exact method's "
+           "bounds), "
            "else structured for models with group effects under their sds (exact method), else meanfield; "
            "the summary says which ran and why."},
           {"tol_grad",

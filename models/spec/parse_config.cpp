@@ -795,18 +795,6 @@ std::string automatic_algorithm(const std::string& method, long long parameters,
     why << "auto: fullrank (P = " << parameters << " <= " << kMaxMonteCarloFullrank
         << ", a likelihood only the Monte Carlo method fits); it keeps the posterior correlations (the "
            "likelihood's own parameters' with the coefficients) meanfield drops";
-  } else if (method != "exact" && natural_optimizer && (group_scales || sparse_fits) && monte_carlo_sparse) {
-    // The precision on the posterior's pattern, its curvature from Hessian-vector products at the
-    // draws and the prior's expectation in closed form (natural_sparse_step.hpp): fullrank's answer
-    // in fewer steps, each linear in the groups (an ordinal model of 2000 rows in 200 groups: 35
-    // steps, 0.14 s, against fullrank's 200 steps, 2.8 s; beyond P = 500, where fullrank took 16 s
-    // for 800 groups, meanfield put the group sd at 0.16 against 0.60). Crossed factors, known once
-    // the rows are read, fall back to the families below (monte_carlo_sparse false).
-    family = "sparse";
-    why << "auto: sparse (the model has group effects, P = " << parameters
-        << "): a precision zero between groups that share no row keeps each group effect's dependence on its "
-           "sd "
-           "and on the population effects, as fullrank does, at a cost linear in the number of groups";
   } else if (method != "exact" && natural_optimizer && (group_scales || sparse_fits) &&
              parameters <= kMaxParameters && work <= kMaxWork) {
     // The natural optimizer's fullrank (2P + 32 draws a step, the curvature regressed on them);
@@ -819,6 +807,21 @@ std::string automatic_algorithm(const std::string& method, long long parameters,
         << " <= " << kMaxWork
         << ", the model has group effects); it keeps each group effect's dependence on its sd and on the "
            "population effects, which meanfield drops";
+  } else if (method != "exact" && natural_optimizer && (group_scales || sparse_fits) && monte_carlo_sparse) {
+    // Beyond fullrank's bounds: the precision on the posterior's pattern, its curvature from
+    // Hessian-vector products at the draws and the prior's expectation in closed form
+    // (natural_sparse_step.hpp): fullrank's answer at a cost linear in the groups, where meanfield
+    // put an ordinal model's group sd at 0.16 against 0.60 (8000 rows in 800 groups; sparse 0.60
+    // in 30 steps, 0.37 s; fullrank 16 s). Within the bounds fullrank stays: sparse's first steps
+    // can let a nested factor's sd fall into the funnel, from which its steps climb back slowly
+    // (2 of 6 seeds on an ordinal (1 | a/b) of 576 rows; README). Crossed factors, known once the
+    // rows are read, fall back to meanfield (monte_carlo_sparse false).
+    family = "sparse";
+    why << "auto: sparse (the model has group effects, P = " << parameters << ", N P^2 = " << work
+        << ", beyond fullrank's P <= " << kMaxParameters << " and N P^2 <= " << kMaxWork
+        << "): a precision zero between groups that share no row keeps each group effect's dependence on its "
+           "sd "
+           "and on the population effects, as fullrank does, at a cost linear in the number of groups";
   } else if (method != "exact") {
     family = "meanfield";
     why << "auto: meanfield (the Monte Carlo method's default family)";
@@ -847,7 +850,7 @@ long long automatic_draws_per_step(const Config& config, long long parameters) {
   if (inf.algorithm == "meanfield") return kMeanfieldNaturalDraws;
   // The sparse family's curvature is the Hessian on its pattern at each draw (n + sum K gradients a
   // draw), not a regression on the draws: a few draws carry it, and the control variate the mean.
-  if (inf.algorithm == "sparse") return 16;
+  if (inf.algorithm == "sparse") return kSparseNaturalDraws;
   // Fullrank's curvature is a P x P covariance of gradients and draws. categorical_logit's
   // K - 1 sets of group effects make it noisier than the other likelihoods' at the same P: with
   // 2P + 32 draws its fullrank fits of (1 + x | g) (1200 rows, 12 groups, P = 60) diverged in 4 of

@@ -2,8 +2,8 @@
 student_t) with many groups: 2000 rows in 200 groups, the group sd 0.6 on the linear predictor.
 
 The natural-gradient steps start each group effect at its group's sd and move a log-scale
-coordinate by at most 1 per step (as the exact method does); auto takes the sparse family for a
-model with group effects (test_monte_carlo_sparse.py). Before, an ordinal model's default fit (meanfield) put the
+coordinate by at most 1 per step (as the exact method does); auto takes fullrank for a model with
+group effects where it is affordable. Before, an ordinal model's default fit (meanfield) put the
 group sd at 0 and fullrank at 0.06 after 200 steps, and a student_t model's fullrank fit at 0.009:
 the first steps pulled the log sds far down, where the centred effects' funnel held them.
 
@@ -57,12 +57,12 @@ class MonteCarloGroups(BinaryTestCase):
     def test_ordinal_default_fit_keeps_the_group_sd(self):
         summary, params, realized = self.fit("ordinal_logit")
         self.assertEqual(summary["method"], "monte_carlo")
-        self.assertEqual(summary["algorithm"], "sparse")
+        self.assertEqual(summary["algorithm"], "fullrank")
         self.assertIn("the model has group effects", summary["algorithm_choice"])
         self.assert_found(params, realized)
 
-    def test_auto_takes_sparse_only_for_the_natural_optimizer(self):
-        # adam's would learn the precision's values from 64 noisy gradients a step.
+    def test_auto_takes_fullrank_only_for_the_natural_optimizer(self):
+        # adam's fullrank would learn P (P + 1) / 2 scale entries from 64 noisy gradients a step.
         text, _ = simulate("ordinal_logit", 5)
         csv = self.write("data_adam.csv", text)
         cfg = {"data": {"csv": csv}, "model": {"likelihood": "ordinal_logit", "formula": "y ~ x + (1 | g)"},

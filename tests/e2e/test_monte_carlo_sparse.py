@@ -1,13 +1,13 @@
 """The Monte Carlo method's sparse family (inference/optimizers/natural_sparse_step.hpp): a precision
 on the posterior's pattern, its curvature from Hessian-vector products at the draws, the prior's
 expectation in closed form. It must land where dense fullrank lands (fullrank's optimum is on the
-pattern), be what auto takes for a model with group effects (beyond fullrank's bounds meanfield put
-an ordinal model's group sd at 0.16, simulated 0.60), and give the same bits for any threads, ranks
-and a resumed run.
+pattern), be what auto takes for a model with group effects beyond fullrank's bounds (where
+meanfield put an ordinal model's group sd at 0.16, simulated 0.60), and give the same bits for any
+threads, ranks and a resumed run.
 
 Problems: ordinal_logit y ~ x + (1 | g) with the group sd 0.6 (200 groups of 10 rows, and 600 of 5:
 P = 605 > 500); nested factors (1 | a/b); categorical_logit with one group effect per category;
-crossed factors, which the step cannot read and auto leaves to fullrank or meanfield."""
+crossed factors, which the step cannot read and auto leaves to meanfield."""
 import json
 import os
 import shutil
@@ -73,11 +73,13 @@ def without(doc, keys):
 
 
 class MonteCarloSparse(BinaryTestCase):
-    def config(self, text, formula, likelihood="ordinal_logit", name="c", **inference):
+    def config(self, text, formula, likelihood="ordinal_logit", name="c", priors=None, **inference):
         csv = self.write(name + ".csv", text)
         inf = {"seed": 1}
         inf.update(inference)
         cfg = {"data": {"csv": csv}, "model": {"likelihood": likelihood, "formula": formula}, "inference": inf}
+        if priors:
+            cfg["model"]["priors"] = priors
         return self.write_config(cfg, name + ".json")
 
     def fit(self, cfg, *args):
@@ -107,20 +109,38 @@ class MonteCarloSparse(BinaryTestCase):
         self.assert_same_posterior(sparse, fullrank)
 
     def test_nested_factors_and_categorical_effects(self):
-        for name, text, formula, likelihood in (
-                ("nested", nested(3), "y ~ x + (1 | a/b)", "ordinal_logit"),
-                ("categorical", categorical(4), "y ~ x + (1 | g)", "categorical_logit")):
+        # Nested factors: 1000 steps, the fixed point's test; in 200, 2 of 6 seeds of this problem
+        # leave a factor's sd in the funnel its first steps led it into (README; why auto keeps
+        # fullrank within its bounds).
+        for name, text, formula, likelihood, steps in (
+                ("nested", nested(3), "y ~ x + (1 | a/b)", "ordinal_logit", 1000),
+                ("categorical", categorical(4), "y ~ x + (1 | g)", "categorical_logit", 200)):
             with self.subTest(name):
-                sparse = self.fit(self.config(text, formula, likelihood, name + "_s", algorithm="sparse"))
+                sparse = self.fit(self.config(text, formula, likelihood, name + "_s", algorithm="sparse",
+                                              max_iterations=steps))
                 fullrank = self.fit(self.config(text, formula, likelihood, name + "_f", algorithm="fullrank"))
                 self.assert_same_posterior(sparse, fullrank)
+
+    def test_a_strong_cutpoint_prior(self):
+        # The cutpoints' prior is a function of several coordinates (the ordered transform): it is
+        # sampled with the likelihood, where the per-coordinate quadrature of the other priors put
+        # the first cutpoint's sd at 0.57 of fullrank's under normal(0, 0.3).
+        text, _ = one_factor(40, 160, 3)
+        priors = {"cutpoints": {"normal": {"loc": 0, "scale": 0.3}}}
+        sparse = self.fit(self.config(text, "y ~ x + (1 | g)", name="cs", priors=priors, algorithm="sparse"))
+        fullrank = self.fit(self.config(text, "y ~ x + (1 | g)", name="cf", priors=priors, algorithm="fullrank"))
+        self.assert_same_posterior(sparse, fullrank)
+
+    def test_auto_keeps_fullrank_within_its_bounds(self):
+        s = self.fit(self.config(one_factor(120, 1200, 12)[0], "y ~ x + (1 | g)", name="narrow", max_iterations=2))
+        self.assertEqual(s["algorithm"], "fullrank", s["algorithm_choice"])
 
     def test_auto_takes_it_beyond_fullrank_bounds_and_keeps_the_group_sd(self):
         text, realized = one_factor(600, 3000, 6)
         cfg = self.config(text, "y ~ x + (1 | g)", name="big")
         s = self.fit(cfg)
         self.assertEqual(s["algorithm"], "sparse", s["algorithm_choice"])
-        self.assertIn("the model has group effects", s["algorithm_choice"])
+        self.assertIn("beyond fullrank's", s["algorithm_choice"])
         self.assertTrue(s["converged"], s["convergence"])
         sd = {q["name"]: q for q in s["parameters"]}["sd_g.1"]
         self.assertLess(abs(sd["mean"] - realized), 3 * sd["sd"], (sd, realized))
@@ -163,14 +183,6 @@ class MonteCarloSparse(BinaryTestCase):
         self.assertIn("crossed", s["algorithm_choice"])
         self.assertIn("crossed", p.stderr)
         self.assertEqual(s["draws_per_step"], 128)
-        # Small enough for fullrank: auto takes it, with fullrank's draws per step (2 P + 32).
-        p = run(["fit", self.config(crossed(90, 60, 2000, 9), "y ~ x + (1 | u) + (1 | i)", name="cross_small",
-                                    max_iterations=5), "--quiet"])
-        self.assertEqual(p.returncode, 0, p.stderr)
-        s = json.loads(p.stdout)
-        self.assertEqual(s["algorithm"], "fullrank")
-        self.assertIn("crossed", s["algorithm_choice"])
-        self.assertEqual(s["draws_per_step"], 2 * 157 + 32)  # beta, 4 cutpoints, 2 sds, 90 + 60 effects
         # asked for: one line, exit 78.
         p = run(["fit", self.config(text, "y ~ x + (1 | u) + (1 | i)", name="cross_s", algorithm="sparse"), "--quiet"])
         self.assert_error(p, 78, "/inference/algorithm", "crossed")
