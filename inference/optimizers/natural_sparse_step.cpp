@@ -34,7 +34,7 @@ SparseNaturalStep::SparseNaturalStep(std::shared_ptr<const BlockPattern> pattern
 
 void SparseNaturalStep::step(SparsePrecision& q, const Eigen::MatrixXd& zeta, const Eigen::MatrixXd& g,
                              double rho, LogDensity& sampled, ExpectedLogDensity* exact_part,
-                             const Eigen::VectorXd& bounds) {
+                             const Eigen::VectorXd& bounds, bool control_variate) {
   const BlockPattern& pattern = *pattern_;
   const Index P = q.dim(), S = zeta.rows(), C = probes_.count();
   const Eigen::VectorXd lambda = q.precision();
@@ -123,6 +123,7 @@ void SparseNaturalStep::step(SparsePrecision& q, const Eigen::MatrixXd& zeta, co
   Eigen::VectorXd centre = draw_sum_ * inv - mu, scratch(P);
   Eigen::VectorXd cv_matrix = exact_part ? Eigen::VectorXd(lambda - exact_curvature) : lambda;
   pattern.multiply(cv_matrix, centre, scratch);
+  if (!control_variate) scratch.setZero();
   const Eigen::VectorXd gcv = gradient_sum_ * inv + scratch + exact_mean;
   Eigen::VectorXd d = rho * next_.solve(gcv);
   const double radius = 4.0 * std::sqrt(static_cast<double>(P));  // natural_gradient.cpp's trust region

@@ -46,9 +46,11 @@ class SparseNaturalStep {
   // sampled part of log p: the whole log density, whose gradients at zeta are `grad_logp` (S x P),
   // when `exact_part` is null; else the likelihood alone (its gradients at zeta are evaluated here;
   // grad_logp is not read), `exact_part` the prior's closed form. `bounds`:
-  // LogDensity::max_mean_step (empty: none).
+  // LogDensity::max_mean_step (empty: none). Without `control_variate` the mean's step is the plain
+  // Newton step on the draws' mean gradient.
   void step(SparsePrecision& q, const Eigen::MatrixXd& zeta, const Eigen::MatrixXd& grad_logp, double rho,
-            LogDensity& sampled, ExpectedLogDensity* exact_part, const Eigen::VectorXd& bounds);
+            LogDensity& sampled, ExpectedLogDensity* exact_part, const Eigen::VectorXd& bounds,
+            bool control_variate = true);
 
  private:
   std::shared_ptr<const BlockPattern> pattern_;

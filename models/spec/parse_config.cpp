@@ -814,7 +814,7 @@ std::string automatic_algorithm(const std::string& method, long long parameters,
     // put an ordinal model's group sd at 0.16 against 0.60 (8000 rows in 800 groups; sparse 0.60
     // in 30 steps, 0.37 s; fullrank 16 s). Within the bounds fullrank stays: sparse's first steps
     // can let a nested factor's sd fall into the funnel, from which its steps climb back slowly
-    // (2 of 6 seeds on an ordinal (1 | a/b) of 576 rows; README). Crossed factors, known once the
+    // (1 of 12 seeds on an ordinal (1 | a/b) of 576 rows; README). Crossed factors, known once the
     // rows are read, fall back to meanfield (monte_carlo_sparse false).
     family = "sparse";
     why << "auto: sparse (the model has group effects, P = " << parameters << ", N P^2 = " << work

@@ -109,8 +109,8 @@ class MonteCarloSparse(BinaryTestCase):
         self.assert_same_posterior(sparse, fullrank)
 
     def test_nested_factors_and_categorical_effects(self):
-        # Nested factors: 1000 steps, the fixed point's test; in 200, 2 of 6 seeds of this problem
-        # leave a factor's sd in the funnel its first steps led it into (README; why auto keeps
+        # Nested factors: 1000 steps, the fixed point's test; in 200, 1 of 12 seeds of this problem
+        # leaves a factor's sd in the funnel its first steps led it into (README; why auto keeps
         # fullrank within its bounds).
         for name, text, formula, likelihood, steps in (
                 ("nested", nested(3), "y ~ x + (1 | a/b)", "ordinal_logit", 1000),

@@ -118,9 +118,19 @@ TEST_CASE("natural step, sparse family: rho = 1 lands on a Gaussian target's pre
     vi::SparsePrecision q(pattern);
     q.precision() = values;
     q.params().head(P).setConstant(0.02);
-    rule.step(q, eps, gradients(q), 1, &density);
+    rule.step(q, eps, gradients(q), 2, &density);
     CHECK((q.mean() - m).cwiseAbs().maxCoeff() <= 1e-9);
     CHECK((q.precision() - values).cwiseAbs().maxCoeff() <= 1e-6 * values.cwiseAbs().maxCoeff());
+  }
+  SUBCASE("the first step has no control variate: the plain Newton step, mu + m - mean zeta") {
+    vi::SparsePrecision q(pattern);
+    q.precision() = values;
+    q.params().head(P).setConstant(0.02);
+    Eigen::MatrixXd zeta(S, P);
+    q.transform(eps, zeta);
+    const Eigen::VectorXd expected = q.mean() + m - zeta.colwise().mean().transpose();
+    rule.step(q, eps, gradients(q), 1, &density);
+    CHECK((q.mean() - expected).cwiseAbs().maxCoeff() <= 1e-9);
   }
   SUBCASE("the likelihood sampled and the prior in closed form: the optimum of their sum") {
     // log p = likelihood (A, m) + prior (A0, m0): the optimum has precision A + A0 and mean
@@ -139,7 +149,7 @@ TEST_CASE("natural step, sparse family: rho = 1 lands on a Gaussian target's pre
     split.step(q, eps, unused, 1, &density);
     CHECK((q.precision() - sum_values).cwiseAbs().maxCoeff() <= 1e-6 * sum_values.cwiseAbs().maxCoeff());
     q.params().head(P).setConstant(-0.03);
-    split.step(q, eps, unused, 2, &density);
+    split.step(q, eps, unused, 2, &density);  // t > 1: with the control variate
     CHECK((q.mean() - optimum).cwiseAbs().maxCoeff() <= 1e-9);
   }
   SUBCASE("without the density the step is refused") {
