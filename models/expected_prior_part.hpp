@@ -17,12 +17,7 @@ class ExpectedPriorPart final : public vi::ExpectedLogDensity {
 
   Index dim() const override { return model_.dim(); }
   double evaluate(const vi::GaussianQ& q, vi::ExpectationGradient* grad) override {
-    if (grad) {
-      if (q.sparse())
-        grad->reset_sparse(q.pattern());
-      else
-        grad->reset(q.dim(), q.dense, q.structured());
-    }
+    if (grad) grad->reset_for(q);
     return prior_.evaluate(q, grad);
   }
   void hessian_times(const Eigen::VectorXd& d, Eigen::VectorXd& out) override {

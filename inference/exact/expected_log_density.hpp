@@ -87,6 +87,13 @@ struct ExpectationGradient {
   void reset(Index P, bool dense, bool structured = false);
   // Sparse: meanfield's d_var (which the prior fills for the diagonal) and G on the pattern.
   void reset_sparse(const BlockPattern& pattern);
+  // Zeroed in the shape q's family takes (reset_sparse or reset).
+  void reset_for(const GaussianQ& q) {
+    if (q.sparse())
+      reset_sparse(q.pattern());
+    else
+      reset(q.dim(), q.dense, q.structured());
+  }
 };
 
 class ExpectedLogDensity {
