@@ -117,6 +117,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FormulaAst first;
   if (!parse(text, first)) return 0;
   const std::string again = render(first);
+  // Written back with every '*' expanded, a short formula can exceed the length the parser takes
+  // (a*b*...: 2^k terms); the round trip is asked of what the parser may be given.
+  if (again.size() > bvi::spec::kMaxFormulaLength) return 0;
   FormulaAst second;
   if (!parse(again, second)) fail("the parsed formula, written back, does not parse", again);
   if (!same(first, second)) fail("the parsed formula, written back, parses to another formula", again);

@@ -547,7 +547,7 @@ const std::vector<std::string>& optimizer_names() {
 const Section& optimizer_section(const std::string& name) {
   static const Field name_field{"name",
                                 Kind::choice,
-                                "adam",
+                                "natural",
                                 false,
                                 {},
                                 optimizer_names(),

@@ -488,8 +488,9 @@ Error formula_error(std::string_view text, std::size_t column, const std::string
 }
 
 FormulaAst parse_formula(std::string_view text) {
-  if (text.size() > 100000)
-    throw formula_error(text.substr(0, 200), 1, "the formula is longer than 100000 characters");
+  if (text.size() > kMaxFormulaLength)
+    throw formula_error(text.substr(0, 200), 1,
+                        "the formula is longer than " + std::to_string(kMaxFormulaLength) + " characters");
   // Before the tokenizer, which would stop at its ',': R's binomial response.
   const std::size_t first = text.find_first_not_of(" \t");
   const std::size_t paren =

@@ -67,6 +67,8 @@ struct FormulaAst {
 
 // Parses a formula. Every failure is an Error with ExitCode::config at "/model/formula", whose
 // message is "col N: WHAT: EXCERPT" (see formula_error). Throws nothing else, for any input.
+// The longest formula parse_formula takes, in characters.
+inline constexpr std::size_t kMaxFormulaLength = 100000;
 FormulaAst parse_formula(std::string_view text);
 
 // The error for the formula `text` at 1-based `column`: "col N: WHAT: EXCERPT", the excerpt

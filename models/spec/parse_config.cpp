@@ -687,7 +687,11 @@ Config parse_config_text(const std::string& text, const std::string& path, const
       opt_name = resolve_value(name_field, opt_in.at("name"), "/inference/optimizer/name").get<std::string>();
     }
     check_optimizer_keys(opt_name, opt_in);
-    inf["optimizer"] = resolve_section(optimizer_section(opt_name), opt_in);
+    // The name resolved here, written before the section's defaults fill the rest: an optimizer
+    // given without one ({"learning_rate": 0.5}) is the natural one, whose keys are read below.
+    Json named = opt_in;
+    named["name"] = opt_name;
+    inf["optimizer"] = resolve_section(optimizer_section(opt_name), named);
     cfg.inference.optimizer = read_optimizer(inf.at("optimizer"));
   } else {
     // The resolved form (check --explain) leaves the Monte Carlo settings out: it is a config
