@@ -155,7 +155,8 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
         before->params() = q.params();
     }
     if (natural)
-      natural_gradient.step(q, estimator.last_eps(), estimator.last_grad_log_p(), t, &density);
+      natural_gradient.step(q, estimator.last_eps(), estimator.last_grad_log_p(), t, &density,
+                            &estimator.last_zeta());
     else
       optimizer->step(q.params(), grad, t);
     result.iterations = t;

@@ -248,7 +248,7 @@ double NaturalGradientSchedule::at(long t) const {
 }
 
 void NaturalGradient::step(Family& q, const Eigen::MatrixXd& eps, const Eigen::MatrixXd& grad_logp, long t,
-                           LogDensity* density) {
+                           LogDensity* density, const Eigen::MatrixXd* zeta) {
   const double rho = schedule_.at(t);
   if (auto* mf = dynamic_cast<MeanField*>(&q))
     meanfield_step(*mf, diagonal_curvature_, eps, grad_logp, rho, density, max_mean_step_);
@@ -258,8 +258,12 @@ void NaturalGradient::step(Family& q, const Eigen::MatrixXd& eps, const Eigen::M
     if (!density) throw std::logic_error("natural gradient: the sparse family's step needs the density");
     if (!sparse_ || &sparse_->pattern() != &sp->pattern())
       sparse_ = std::make_unique<SparseNaturalStep>(sp->shared_pattern());
-    Eigen::MatrixXd zeta(eps.rows(), eps.cols());
-    sp->transform(eps, zeta);
+    Eigen::MatrixXd own;
+    if (!zeta) {
+      own.resize(eps.rows(), eps.cols());
+      sp->transform(eps, own);
+      zeta = &own;
+    }
     // No control variate at the first step: its matrix is the sampled part's curvature as q knew it
     // before the draws, and at the start q knows none (its precision is the start's). With one,
     // the first step's noise along a direction the likelihood leaves flat (the cutpoints shifted
@@ -267,9 +271,9 @@ void NaturalGradient::step(Family& q, const Eigen::MatrixXd& eps, const Eigen::M
     // 12 without).
     const bool cv = t > 1;
     if (sparse_sampled_ && sparse_exact_)
-      sparse_->step(*sp, zeta, grad_logp, rho, *sparse_sampled_, sparse_exact_, max_mean_step_, cv);
+      sparse_->step(*sp, *zeta, grad_logp, rho, *sparse_sampled_, sparse_exact_, max_mean_step_, cv);
     else
-      sparse_->step(*sp, zeta, grad_logp, rho, *density, nullptr, max_mean_step_, cv);
+      sparse_->step(*sp, *zeta, grad_logp, rho, *density, nullptr, max_mean_step_, cv);
   } else
     throw std::logic_error("natural gradient: unknown family " + q.name());
 }

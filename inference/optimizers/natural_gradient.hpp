@@ -55,8 +55,10 @@ class NaturalGradient {
   // of `density` at q's mean to a few vectors (differences of two gradients each), when given;
   // the sparse family's curvature is the Hessian's on its pattern at the draws
   // (natural_sparse_step.hpp), so it needs `density`.
+  // `zeta`: q.transform(eps) where the caller has it (the estimator's draws); the sparse step
+  // reads it, and otherwise transforms eps itself.
   void step(Family& q, const Eigen::MatrixXd& eps, const Eigen::MatrixXd& grad_logp, long t,
-            LogDensity* density = nullptr);
+            LogDensity* density = nullptr, const Eigen::MatrixXd* zeta = nullptr);
 
   // The step size of step t.
   double rho(long t) const { return schedule_.at(t); }
