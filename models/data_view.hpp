@@ -3,7 +3,9 @@
 // (rows x cols), responses, the columns some likelihoods read besides, and where the rows sit in
 // the whole dataset (ranks hold slices).
 #include <Eigen/Core>
+#include <utility>
 
+#include "inference/reduce/shard_plan.hpp"
 #include "models/data/group_data.hpp"
 
 namespace bvi::models {
@@ -25,6 +27,12 @@ struct DataView {
   // Local rows per chunk (data::Dataset::chunk_offsets); null: the plan's rows from first_row.
   const Eigen::Index* chunk_offsets = nullptr;
   Eigen::Index first_chunk = 0;
+
+  // Chunk `chunk`'s local rows [begin, end): its kept rows, or the plan's rows when none were dropped.
+  std::pair<Eigen::Index, Eigen::Index> chunk_rows(const reduce::ShardPlan& plan, Eigen::Index chunk) const {
+    if (chunk_offsets) return {chunk_offsets[chunk - first_chunk], chunk_offsets[chunk - first_chunk + 1]};
+    return {plan.chunk_begin_row(chunk) - first_row, plan.chunk_end_row(chunk) - first_row};
+  }
 };
 
 }  // namespace bvi::models

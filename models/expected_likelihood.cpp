@@ -173,10 +173,7 @@ ExpectedLikelihood<T>::~ExpectedLikelihood() = default;
 
 template <class T>
 std::pair<Index, Index> ExpectedLikelihood<T>::chunk_rows(Index chunk) const {
-  if (data_.chunk_offsets)
-    return {data_.chunk_offsets[chunk - data_.first_chunk], data_.chunk_offsets[chunk - data_.first_chunk + 1]};
-  const reduce::ShardPlan& plan = reducer_.plan();
-  return {plan.chunk_begin_row(chunk) - data_.first_row, plan.chunk_end_row(chunk) - data_.first_row};
+  return data_.chunk_rows(reducer_.plan(), chunk);
 }
 
 template <class T>

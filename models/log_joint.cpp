@@ -73,14 +73,8 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
         const Likelihood& lik = lj.model_.likelihood();
         ad::Tape& tape = *lj.tapes_[thread];
         const Index S = w->S, P = w->P;
-        // The chunk's local rows: its kept rows, or the plan's rows when none were dropped.
         const DataView<T>& dv = lj.data_;
-        Index begin = plan.chunk_begin_row(chunk) - dv.first_row,
-              end = plan.chunk_end_row(chunk) - dv.first_row;
-        if (dv.chunk_offsets) {
-          begin = dv.chunk_offsets[chunk - dv.first_chunk];
-          end = dv.chunk_offsets[chunk - dv.first_chunk + 1];
-        }
+        const auto [begin, end] = dv.chunk_rows(plan, chunk);
         for (Index local = begin; local < end; local += plan.block_rows) {
           const Index m = std::min(plan.block_rows, end - local);
           DataBlock<T> block{dv.x + local * dv.cols, dv.y + local, m, dv.cols};
