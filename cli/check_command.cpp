@@ -17,6 +17,7 @@
 #include "inference/exact/exact_cost.hpp"
 #include "inference/reduce/collective_error.hpp"
 #include "inference/sparse/hessian_probes.hpp"
+#include "models/crossed_curvature.hpp"
 #include "models/design/design.hpp"
 #include "models/expected_prior.hpp"
 #include "models/priors/prior_family.hpp"
@@ -112,7 +113,9 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
     if (p.config.inference.method != "exact" && p.config.inference.algorithm == "sparse") {
       const auto crossed = models::make_block_pattern(p.model, p.view(), comm);
       reduce::collectively(comm,
-                           [&] { return fall_back_from_crossed(p.config, *crossed, p.data.total_rows); });
+                           [&] { return fall_back_from_crossed(p.config, *crossed, p.data.total_rows,
+                                                                   models::crossed_curvature_fits(p.model));
+                           });
     }
     if (o.explain) {
       reduce::collectively(comm, [&] {
@@ -254,7 +257,12 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
         os << "precision   sparse: " << pattern->size() << " values on the pattern (" << pattern->n_global()
            << " global coordinates, " << pattern->dim() - pattern->n_global() << " group effects), "
            << fill->nonzeros << " in its Cholesky factor; its curvature from "
-           << vi::HessianProbes(pattern).count() << " Hessian-vector products per draw\n";
+           << vi::HessianProbes(pattern, true).count() << " Hessian-vector products per draw";
+        const auto crossed = vi::HessianProbes::crossed_pairs(*pattern);
+        if (!crossed.empty())
+          os << " and, for the " << crossed.size() << " crossed factor pair" << (crossed.size() > 1 ? "s" : "")
+             << ", the rows' curvature in eta";
+        os << "\n";
         // The step samples the likelihood and takes the prior's expectation as fit does
         // (fit_command.cpp), or samples the whole log density.
         os << "expectation likelihood: sampled; priors:";

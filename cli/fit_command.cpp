@@ -29,6 +29,8 @@
 #include "inference/final_approximation.hpp"
 #include "inference/reduce/chunk_reducer.hpp"
 #include "inference/reduce/collective_error.hpp"
+#include "inference/sparse/hessian_probes.hpp"
+#include "models/crossed_curvature.hpp"
 #include "models/expected_log_joint.hpp"
 #include "models/expected_prior_part.hpp"
 #include "models/log_joint.hpp"
@@ -103,11 +105,13 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
   std::shared_ptr<const vi::BlockPattern> pattern;
   if (config.inference.algorithm == "sparse") {
     pattern = models::make_block_pattern(problem.model, problem.view(), comm);
-    // The Monte Carlo method's step needs factors that are not crossed (sparse_fill.hpp); then the
+    // The Monte Carlo method's step needs factors that are not crossed, or a likelihood that gives
+    // their entries (sparse_fill.hpp); then the
     // factor's fill-in against the budget: auto falls back to structured (meanfield under the
     // Monte Carlo method).
     if (reduce::collectively(comm, [&] {
-          return fall_back_from_crossed(problem.config, *pattern, problem.data.total_rows);
+          return fall_back_from_crossed(problem.config, *pattern, problem.data.total_rows,
+                                        models::crossed_curvature_fits(problem.model));
         })) {
       pattern.reset();
       if (root)
@@ -187,6 +191,11 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
     // closed form (models/expected_prior_part.hpp), else the whole log density.
     std::optional<models::LogJoint<T>> likelihood;
     std::optional<models::ExpectedPriorPart> prior;
+    std::optional<models::CrossedCurvature<T>> crossed;
+    if (pattern && !vi::HessianProbes::crossed_pairs(*pattern).empty()) {
+      crossed.emplace(problem.model, problem.view(), reducer, pattern);
+      run_options.sparse_crossed = &*crossed;
+    }
     if (pattern && models::sparse_family_fits(problem.model)) {
       models::LogJointOptions lo;
       lo.prior = false;

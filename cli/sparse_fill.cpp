@@ -73,16 +73,17 @@ bool fall_back_from_sparse(spec::Config& config, const SparseFill& fill) {
   return true;
 }
 
-bool fall_back_from_crossed(spec::Config& config, const vi::BlockPattern& pattern, long long rows) {
+bool fall_back_from_crossed(spec::Config& config, const vi::BlockPattern& pattern, long long rows,
+                            bool crossed_curvature) {
   auto& inf = config.inference;
-  if (inf.method == "exact") return false;
+  if (inf.method == "exact" || crossed_curvature) return false;
   const std::string why = vi::HessianProbes::why_not(pattern);
   if (why.empty()) return false;
   if (!inf.algorithm_auto)
-    throw config_error(
-        "/inference/algorithm",
-        "the Monte Carlo method's sparse family needs grouping factors that are nested or apart, and " + why +
-            "; use meanfield or fullrank, or the exact method where the likelihood has it");
+    throw config_error("/inference/algorithm",
+                       "the Monte Carlo method's sparse family takes crossed grouping factors only for a likelihood "
+                       "with one linear predictor per row (student_t, ordinal_logit, ordinal_probit), and " +
+                           why + "; use meanfield or fullrank, or the exact method where the likelihood has it");
   // What auto takes without the Monte Carlo sparse family: fullrank within its bounds, else meanfield.
   const long long P = pattern.dim();
   std::string reason;

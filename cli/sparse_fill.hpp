@@ -41,10 +41,13 @@ SparseFill judge_sparse_fill(const vi::BlockPattern& pattern, const MemoryVerdic
 bool fall_back_from_sparse(spec::Config& config, const SparseFill& fill);
 
 // The Monte Carlo method's sparse step reads each entry of the Hessian from a product that holds it
-// alone (inference/sparse/hessian_probes.hpp), which crossed factors do not give: auto's sparse
-// becomes what auto takes without it, fullrank within its bounds for `rows` rows, else meanfield
-// (algorithm_choice says why); sparse asked for is a config error (78). Nothing for the exact
-// method, whose expectations assemble any pattern. Returns whether the family changed.
-bool fall_back_from_crossed(spec::Config& config, const vi::BlockPattern& pattern, long long rows);
+// alone (inference/sparse/hessian_probes.hpp), which crossed factors do not give; their entries
+// come from the rows' curvature in eta instead where the likelihood has it (`crossed_curvature`:
+// models::crossed_curvature_fits). Without it auto's sparse becomes what auto takes without the
+// family, fullrank within its bounds for `rows` rows, else meanfield (algorithm_choice says why);
+// sparse asked for is a config error (78). Nothing for the exact method, whose expectations
+// assemble any pattern. Returns whether the family changed.
+bool fall_back_from_crossed(spec::Config& config, const vi::BlockPattern& pattern, long long rows,
+                            bool crossed_curvature);
 
 }  // namespace bvi::cli

@@ -87,7 +87,7 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
   // rows in 200 groups ended fullrank's 200 steps at a group sd of 0.009 (0.48 with the bound, in
   // 24 steps, at a better ELBO).
   natural_gradient.set_max_mean_step(density.max_mean_step());
-  natural_gradient.set_sparse_parts(options.sparse_likelihood, options.sparse_prior);
+  natural_gradient.set_sparse_parts(options.sparse_likelihood, options.sparse_prior, options.sparse_crossed);
   StoppingRule rule(config.tol_rel_obj, config.max_iterations, config.eval_elbo);
   // The natural optimizer's own rule: q has stopped moving (tol_step; off when null).
   std::optional<NaturalConvergence> settled;
@@ -107,6 +107,7 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
     result.iterations = resume->iteration;
     first = resume->iteration + 1;
   } else if (natural) {
+    if (const Eigen::VectorXd m0 = density.initial_mean(); m0.size() == q.dim()) q.params().head(q.dim()) = m0;
     q.set_initial_scale(0.1);
     start_group_effects_at_their_sd(q, density.scale_columns());
     if (config.start_at_mode) {

@@ -13,6 +13,7 @@
 #include "inference/families/family.hpp"
 #include "inference/log_density.hpp"
 #include "inference/sparse/block_pattern.hpp"
+#include "inference/sparse/pair_curvature.hpp"
 #include "models/spec/config.hpp"
 
 namespace bvi::vi {
@@ -62,6 +63,8 @@ struct RunOptions {
   // density is sampled whole.
   LogDensity* sparse_likelihood = nullptr;
   ExpectedLogDensity* sparse_prior = nullptr;
+  // The pattern's crossed factor pairs' entries (pair_curvature.hpp); null when it has none.
+  PairCurvature* sparse_crossed = nullptr;
 };
 
 struct AdviResult {

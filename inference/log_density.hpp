@@ -23,6 +23,9 @@ class LogDensity {
   // Per coordinate, the largest move of q's mean in one step (1 on a log or logit scale, infinity
   // elsewhere); empty: unbounded.
   virtual Eigen::VectorXd max_mean_step() const { return {}; }
+  // Where the natural optimizer starts q's mean (P values), or empty: the origin. Collective under
+  // MPI where the density's data are sharded.
+  virtual Eigen::VectorXd initial_mean() { return {}; }
 };
 
 }  // namespace bvi::vi

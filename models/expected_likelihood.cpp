@@ -535,6 +535,7 @@ Eigen::VectorXd ExpectedLikelihood<T>::initial_mean() {
   if (scale_ >= 0) {
     const double var = W > 1.0 ? (sums[kY2] - sums[kY] * sums[kY] / W) / (W - 1.0) : 0.0;
     m[scale_] = model_.likelihood().initial_scale(sums[kY] / W, var);
+    model_.start_group_scales(m);
   }
   if (intercept_) {
     ResponseMoments moments;

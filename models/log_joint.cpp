@@ -1,6 +1,7 @@
 #include "models/log_joint.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "inference/ad/ad.hpp"
 
@@ -106,6 +107,35 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
     head_tape_.backward(head);
     grad->middleRows(grad_row, S) = grad_buf_;
   }
+}
+
+template <class T>
+Eigen::VectorXd LogJoint<T>::initial_mean() {
+  Eigen::VectorXd m = Eigen::VectorXd::Zero(dim());
+  model_.likelihood().start_own_parameters(m);
+  const Index scale = model_.likelihood().scale_column();
+  if (scale < 0) return m;
+  double sums[3];  // w, w y, w y^2
+  const DataView<T>& dv = data_;
+  reducer_.sum(
+      3,
+      [&dv, this](int, Index chunk, double* partial) {
+        const auto [begin, end] = dv.chunk_rows(reducer_.plan(), chunk);
+        for (Index r = begin; r < end; ++r) {
+          const double w = dv.weight != nullptr ? dv.weight[r] : 1.0, y = dv.y[r];
+          partial[0] += w;
+          partial[1] += w * y;
+          partial[2] += w * y * y;
+        }
+      },
+      sums, 4.0 * static_cast<double>(dv.total_rows));
+  const double W = sums[0];
+  if (!(W > 1.0)) return m;
+  const double var = (sums[2] - sums[1] * sums[1] / W) / (W - 1.0);
+  const double u = model_.likelihood().initial_scale(sums[1] / W, var);
+  if (std::isfinite(u)) m[scale] = u;
+  model_.start_group_scales(m);
+  return m;
 }
 
 template class LogJoint<double>;

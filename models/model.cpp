@@ -400,6 +400,13 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
   return m;
 }
 
+void Model::start_group_scales(Eigen::VectorXd& mean) const {
+  const Index scale = likelihood_->scale_column();
+  if (scale < 0 || !likelihood_->scale_on_eta()) return;
+  for (const GroupPrior& g : group_priors_)
+    for (Index k = 0; k < g.effects; ++k) mean[g.sd_offset + k] = mean[scale];
+}
+
 std::vector<Index> Model::group_scale_columns() const {
   std::vector<Index> out(static_cast<std::size_t>(dim()), -1);
   for (const GroupPrior& g : group_priors_)

@@ -108,6 +108,12 @@ class Model {
   // Per column, the column of the log sd that scales it in its prior (a group effect's sd_F.k),
   // or -1: where a start puts each group effect's scale at its group's sd.
   std::vector<Index> group_scale_columns() const;
+  // Where a start puts the group sds: for a likelihood whose scale is y's sd on eta's scale
+  // (Likelihood::scale_on_eta) every group log sd at that scale's start in `mean` (lme4 starts
+  // its relative covariance factor, sd / sigma, at 1); else they stay (sd 1 on a link's scale).
+  // From sd 1 a response in the thousands kept its group sd near 1 (the effects' prior holds them
+  // at 0, the funnel) and the residual sd took the groups' spread: 1.3 where it is 490.
+  void start_group_scales(Eigen::VectorXd& mean) const;
   // Per column, the largest move of q's mean per iteration: 1 where the column is a log or logit
   // scale (a transformed constraint; an ordered block's gaps, not its first entry), infinity
   // elsewhere.

@@ -257,7 +257,7 @@ void NaturalGradient::step(Family& q, const Eigen::MatrixXd& eps, const Eigen::M
   else if (auto* sp = dynamic_cast<SparsePrecision*>(&q)) {
     if (!density) throw std::logic_error("natural gradient: the sparse family's step needs the density");
     if (!sparse_ || &sparse_->pattern() != &sp->pattern())
-      sparse_ = std::make_unique<SparseNaturalStep>(sp->shared_pattern());
+      sparse_ = std::make_unique<SparseNaturalStep>(sp->shared_pattern(), sparse_crossed_);
     Eigen::MatrixXd own;
     if (!zeta) {
       own.resize(eps.rows(), eps.cols());

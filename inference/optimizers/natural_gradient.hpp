@@ -33,6 +33,7 @@ struct NaturalGradientSchedule {
 };
 
 class SparseNaturalStep;
+class PairCurvature;
 
 class NaturalGradient {
  public:
@@ -41,9 +42,12 @@ class NaturalGradient {
 
   // The sparse family's parts of log p (natural_sparse_step.hpp): the sampled one (the likelihood
   // alone) and the prior's closed form. Unset, the step samples the density it is given.
-  void set_sparse_parts(LogDensity* sampled, ExpectedLogDensity* exact_part) {
+  // `crossed`: the entries between crossed factors' effects (pair_curvature.hpp), or null when
+  // the pattern has none.
+  void set_sparse_parts(LogDensity* sampled, ExpectedLogDensity* exact_part, PairCurvature* crossed = nullptr) {
     sparse_sampled_ = sampled;
     sparse_exact_ = exact_part;
+    sparse_crossed_ = crossed;
   }
 
   // Per coordinate, the largest move of q's mean in one step (LogDensity::max_mean_step); empty:
@@ -76,6 +80,7 @@ class NaturalGradient {
   std::unique_ptr<SparseNaturalStep> sparse_;
   LogDensity* sparse_sampled_ = nullptr;
   ExpectedLogDensity* sparse_exact_ = nullptr;
+  PairCurvature* sparse_crossed_ = nullptr;
 };
 
 }  // namespace bvi::vi

@@ -26,10 +26,12 @@ void limit_step(Eigen::VectorXd& d, const BlockPattern& pattern, const Eigen::Ve
 
 }  // namespace
 
-SparseNaturalStep::SparseNaturalStep(std::shared_ptr<const BlockPattern> pattern)
+SparseNaturalStep::SparseNaturalStep(std::shared_ptr<const BlockPattern> pattern, PairCurvature* crossed)
     : pattern_(std::move(pattern)),
-      probes_(pattern_),
+      crossed_(crossed),
+      probes_(pattern_, crossed != nullptr),
       next_(pattern_),
+      floor_check_(pattern_),
       now_(std::make_shared<SparseFactor>(pattern_)) {}
 
 void SparseNaturalStep::step(SparsePrecision& q, const Eigen::MatrixXd& zeta, const Eigen::MatrixXd& g,
@@ -54,6 +56,7 @@ void SparseNaturalStep::step(SparsePrecision& q, const Eigen::MatrixXd& zeta, co
   const Index chunk =
       std::clamp<Index>(static_cast<Index>(kBatchDoubles / double(std::max<Index>(1, R * P))), 1, S);
   Index used = 0;
+  if (crossed_) used_.resize(S, P);
   for (Index s0 = 0; s0 < S; s0 += chunk) {
     const Index n = std::min(chunk, S - s0);
     theta_.resize(n * R, P);
@@ -78,6 +81,7 @@ void SparseNaturalStep::step(SparsePrecision& q, const Eigen::MatrixXd& zeta, co
       products_ += block.rowwise() - base_;
       gradient_sum_ += base_.transpose();
       draw_sum_ += zeta.row(s0 + s).transpose();
+      if (crossed_) used_.row(used) = zeta.row(s0 + s);
       ++used;
     }
   }
@@ -97,11 +101,16 @@ void SparseNaturalStep::step(SparsePrecision& q, const Eigen::MatrixXd& zeta, co
   }
 
   probes_.assemble(products_, h, curvature_);
+  if (crossed_) crossed_->add(used_.topRows(used), curvature_);
   curvature_ *= -1.0 / static_cast<double>(used);
   if (exact_part) curvature_ += exact_curvature;
-  // The average, halved until it factorizes and no coordinate's precision falls below a quarter of
-  // its value (q widens by at most 2x in conditional sd per step, as fullrank's step bounds its
-  // eigenvalues): the draws' curvature can have negative directions away from the optimum.
+  // The average, halved until Lambda' - Lambda / 4 is positive definite (q widens by at most 2x
+  // in sd along any direction per step, as fullrank's step bounds the eigenvalues of Lambda' in
+  // Lambda's metric): the draws' curvature can have negative directions away from the optimum
+  // (student_t's tails), and a bound on each coordinate's precision alone let nearly flat
+  // directions through: student_t models' group sds fell into the funnel (2 of 14 seeds), and one
+  // model's log nu went from sd 1 to 14 in one step, after which no draw was finite. The
+  // diagonal's bound is the cheap first test; the floor's factorization the whole one.
   Eigen::VectorXd lambda_new;
   bool factorized = false;
   double r = rho;
@@ -109,7 +118,9 @@ void SparseNaturalStep::step(SparsePrecision& q, const Eigen::MatrixXd& zeta, co
     lambda_new = (1.0 - r) * lambda + r * curvature_;
     bool wide = false;
     for (Index j : pattern.diagonal()) wide = wide || !(lambda_new[j] >= 0.25 * lambda[j]);
-    factorized = !wide && next_.factorize(lambda_new);
+    if (wide) continue;
+    floor_ = lambda_new - 0.25 * lambda;
+    factorized = floor_check_.factorize(floor_) && next_.factorize(lambda_new);
   }
   if (!factorized) {
     lambda_new = lambda;

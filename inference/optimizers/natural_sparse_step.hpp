@@ -6,7 +6,9 @@
 //
 //   K = mean_s -grad^2 log lik(zeta_s) on the pattern  (n + sum_f K_f Hessian-vector products per
 //       - 2 G_prior                                     draw, forward differences of two gradients:
-//                                                       hessian_probes.hpp; G = dE_prior/dSigma)
+//                                                       hessian_probes.hpp, and crossed factors'
+//                                                       pair entries from pair_curvature.hpp;
+//                                                       G = dE_prior/dSigma)
 //   Lambda' = (1 - rho) Lambda + rho K                  (halved until it factorizes)
 //   mu' = mu + rho Lambda'^-1 (mean_s g_s + (Lambda + 2 G_prior)(mean_s zeta_s - mu) + dE_prior/dmu)
 //
@@ -31,14 +33,16 @@
 #include "inference/families/sparse_precision.hpp"
 #include "inference/log_density.hpp"
 #include "inference/sparse/hessian_probes.hpp"
+#include "inference/sparse/pair_curvature.hpp"
 #include "inference/sparse/sparse_factor.hpp"
 
 namespace bvi::vi {
 
 class SparseNaturalStep {
  public:
-  // std::invalid_argument for a pattern with crossed factors (HessianProbes::why_not).
-  explicit SparseNaturalStep(std::shared_ptr<const BlockPattern> pattern);
+  // std::invalid_argument for a pattern with crossed factors (HessianProbes::why_not) without
+  // `crossed`, which gives their pair entries (pair_curvature.hpp; it must outlive this).
+  explicit SparseNaturalStep(std::shared_ptr<const BlockPattern> pattern, PairCurvature* crossed = nullptr);
 
   const BlockPattern& pattern() const { return *pattern_; }
 
@@ -54,12 +58,14 @@ class SparseNaturalStep {
 
  private:
   std::shared_ptr<const BlockPattern> pattern_;
+  PairCurvature* crossed_;
   HessianProbes probes_;
   SparseFactor next_;                  // the factorization of Lambda'
+  SparseFactor floor_check_;           // of Lambda' - Lambda / 4: positive definite or the step is halved
   std::shared_ptr<SparseFactor> now_;  // of Lambda, for Sigma on the pattern (the closed-form part)
   // Reused across steps: the probes' draws and gradients, the summed products, the curvature.
-  Eigen::MatrixXd theta_, grad_, products_;
-  Eigen::VectorXd lp_, curvature_, gradient_sum_, draw_sum_;
+  Eigen::MatrixXd theta_, grad_, products_, used_;
+  Eigen::VectorXd lp_, curvature_, gradient_sum_, draw_sum_, floor_;
   Eigen::RowVectorXd base_;
   ExpectationGradient exact_gradient_;
 };

@@ -27,19 +27,28 @@ bool second_side_unique(const BlockPattern::Pair& pair, Index groups2) {
 
 }  // namespace
 
-std::string HessianProbes::why_not(const BlockPattern& pattern) {
-  for (const BlockPattern::Pair& pair : pattern.pairs()) {
+std::vector<std::size_t> HessianProbes::crossed_pairs(const BlockPattern& pattern) {
+  std::vector<std::size_t> out;
+  for (std::size_t p = 0; p < pattern.pairs().size(); ++p) {
+    const BlockPattern::Pair& pair = pattern.pairs()[p];
     const Index groups2 = pattern.factors()[static_cast<std::size_t>(pair.f2)].groups;
-    if (!first_side_unique(pair) && !second_side_unique(pair, groups2))
-      return "grouping factors " + std::to_string(pair.f1 + 1) + " and " + std::to_string(pair.f2 + 1) +
-             " are crossed (a level of each shares rows with several levels of the other)";
+    if (!first_side_unique(pair) && !second_side_unique(pair, groups2)) out.push_back(p);
   }
-  return "";
+  return out;
 }
 
-HessianProbes::HessianProbes(std::shared_ptr<const BlockPattern> pattern) : pattern_(std::move(pattern)) {
+std::string HessianProbes::why_not(const BlockPattern& pattern) {
+  const std::vector<std::size_t> crossed = crossed_pairs(pattern);
+  if (crossed.empty()) return "";
+  const BlockPattern::Pair& pair = pattern.pairs()[crossed.front()];
+  return "grouping factors " + std::to_string(pair.f1 + 1) + " and " + std::to_string(pair.f2 + 1) +
+         " are crossed (a level of each shares rows with several levels of the other)";
+}
+
+HessianProbes::HessianProbes(std::shared_ptr<const BlockPattern> pattern, bool crossed_supplied)
+    : pattern_(std::move(pattern)), crossed_supplied_(crossed_supplied) {
   const std::string why = why_not(*pattern_);
-  if (!why.empty()) throw std::invalid_argument("hessian probes: " + why);
+  if (!why.empty() && !crossed_supplied_) throw std::invalid_argument("hessian probes: " + why);
   const Index P = pattern_->dim();
   const auto& factors = pattern_->factors();
   probe_.assign(static_cast<std::size_t>(P), -1);
@@ -88,8 +97,8 @@ void HessianProbes::assemble(const Eigen::Ref<const Eigen::MatrixXd>& products, 
     const bool a = readable(i, k), b = readable(k, i);
     const double ik = a ? products(probe_[static_cast<std::size_t>(k)], i) / step[k] : 0.0;
     const double ki = b ? products(probe_[static_cast<std::size_t>(i)], k) / step[i] : 0.0;
-    if (!a && !b) throw std::logic_error("hessian probes: an entry no product holds alone");
-    values[slot] = a && b ? 0.5 * (ik + ki) : a ? ik : ki;
+    if (!a && !b && !crossed_supplied_) throw std::logic_error("hessian probes: an entry no product holds alone");
+    values[slot] = a && b ? 0.5 * (ik + ki) : a ? ik : b ? ki : 0.0;
   });
 }
 

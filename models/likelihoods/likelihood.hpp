@@ -150,9 +150,34 @@ class Likelihood {
   // left unweighted: weight_row_expectations does those).
   virtual void expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
                                 quadrature::ExpectationScratch& scratch) const = 0;
+  // Each row's second derivative in its linear predictor, out(s, n) = d^2 [w_n log p(y_n | eta_n)]
+  // / d eta_n^2 at draw s (S x m, the row weight included), for the S constrained draws in
+  // `params` (S x P) and the block's rows, and true; false, writing nothing, for a likelihood
+  // without it (categorical_logit's rows have K - 1 linear predictors). With it the Monte Carlo
+  // method's sparse family takes crossed grouping factors: the Hessian's entry between two
+  // factors' effects sums it over the rows the two levels share (models/crossed_curvature.hpp).
+  // `eta` is the caller's scratch.
+  virtual bool has_eta_curvature() const { return false; }
+  virtual bool eta_curvature(const Eigen::Ref<const Eigen::MatrixXd>& /*params*/, const DataBlock<double>& /*block*/,
+                             Eigen::MatrixXd& /*eta*/, Eigen::MatrixXd& /*out*/) const {
+    return false;
+  }
+  virtual bool eta_curvature(const Eigen::Ref<const Eigen::MatrixXd>& /*params*/, const DataBlock<float>& /*block*/,
+                             Eigen::MatrixXd& /*eta*/, Eigen::MatrixXd& /*out*/) const {
+    return false;
+  }
   // The column of the likelihood's own scale parameter (normal: sigma, whose unconstrained
-  // coordinate is log sigma), or -1 when it has none.
+  // coordinate is log sigma), or -1 when it has none. The exact method integrates over it with
+  // eta; both methods start it at initial_scale (student_t's sigma too, which only the Monte Carlo
+  // method fits).
   virtual Index scale_column() const { return -1; }
+  // Sets the unconstrained starts of the likelihood's parameters that the response's moments do
+  // not give (student_t's nu) in `mean`, for the Monte Carlo method's natural steps
+  // (LogJoint::initial_mean); nothing by default.
+  virtual void start_own_parameters(Eigen::VectorXd& /*mean*/) const {}
+  // True when that scale is y's sd around eta on eta's own scale (normal, lognormal, student_t):
+  // group effects, on that scale too, then start with their sds at its start (Model::start_group_scales).
+  virtual bool scale_on_eta() const { return false; }
   // Where the exact method starts that scale's unconstrained coordinate, from the response's
   // pooled mean and variance: normal's log sd(y) by default.
   virtual double initial_scale(double /*y_mean*/, double y_var) const {

@@ -60,6 +60,41 @@ ad::Var LinearPredictor::composed(const ad::Var& params, const DataBlock<T>& blo
 }
 
 template <class T>
+void LinearPredictor::values(const Eigen::Ref<const Eigen::MatrixXd>& params, const DataBlock<T>& block,
+                             Eigen::MatrixXd& eta) const {
+  const Index S = params.rows(), m = block.rows, D = block.cols;
+  eta.resize(S, m);
+  // X^T read column-major from the row-major block: one GEMM for every draw and row.
+  using Xt = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>>;
+  if constexpr (std::is_same_v<T, double>) {
+    eta.noalias() = params.middleCols(beta_offset_, beta_size_) * Xt(block.x, D, m);
+  } else {
+    // float32 features in doubles first: a cast inside the product would be a temporary per block.
+    thread_local Eigen::MatrixXd xd;
+    xd = Xt(block.x, D, m).template cast<double>();
+    eta.noalias() = params.middleCols(beta_offset_, beta_size_) * xd;
+  }
+  if (has_alpha()) eta.colwise() += params.col(alpha_offset_);
+  if (block.offset)
+    for (Index n = 0; n < m; ++n) eta.col(n).array() += block.offset[n];
+  for (int f = 0; f < block.n_groups; ++f) {
+    const data::GroupData<T>& g = block.groups[f];
+    const Index offset = r_blocks_[static_cast<std::size_t>(f)].first, K = g.effects();
+    for (Index n = 0; n < m; ++n) {
+      const Index row = block.first_local + n, col = offset + g.level[static_cast<std::size_t>(row)] * K;
+      Index k = 0;
+      if (g.intercept) eta.col(n) += params.col(col + k++);
+      for (Index j = 0; k < K; ++j, ++k) eta.col(n) += static_cast<double>(g.slopes(row, j)) * params.col(col + k);
+    }
+  }
+}
+
+template void LinearPredictor::values<double>(const Eigen::Ref<const Eigen::MatrixXd>&, const DataBlock<double>&,
+                                              Eigen::MatrixXd&) const;
+template void LinearPredictor::values<float>(const Eigen::Ref<const Eigen::MatrixXd>&, const DataBlock<float>&,
+                                             Eigen::MatrixXd&) const;
+
+template <class T>
 ad::Var LinearPredictor::weighted_row_sums(const DataBlock<T>& block, const ad::Var& per_row) {
   if (!block.weight) return ad::row_sums(per_row);
   return ad::row_sums(ad::multiply(per_row, per_row.tape().constant(block.weight, 1, block.rows)));

@@ -61,6 +61,11 @@ class LinearPredictor {
   template <class T>
   ad::Var composed(const ad::Var& params, const DataBlock<T>& block) const;
 
+  // The same values without a tape: eta (S x m) for the S constrained draws in `params` (S x P,
+  // column-major), group effects and offset included (Likelihood::eta_curvature's input).
+  template <class T>
+  void values(const Eigen::Ref<const Eigen::MatrixXd>& params, const DataBlock<T>& block, Eigen::MatrixXd& eta) const;
+
  private:
   Index beta_offset_ = 0, beta_size_ = 0;
   Index alpha_offset_ = -1;  // -1: no intercept

@@ -26,6 +26,7 @@ class Lognormal final : public Likelihood {
   void expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
                         quadrature::ExpectationScratch& scratch) const override;
   Index scale_column() const override { return sigma_offset_; }
+  bool scale_on_eta() const override { return true; }
   double initial_scale(double y_mean, double y_var) const override;
 
  private:

@@ -22,6 +22,7 @@ class NormalLikelihood final : public Likelihood {
   void expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
                         quadrature::ExpectationScratch& scratch) const override;
   Index scale_column() const override { return sigma_offset_; }
+  bool scale_on_eta() const override { return true; }
  private:
   template <class T>
   ad::Var fused(const ad::Var& params, const DataBlock<T>& block) const;

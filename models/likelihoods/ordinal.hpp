@@ -27,6 +27,12 @@ class OrdinalLikelihood : public Likelihood {
   void expected_log_lik(const EtaMoments& eta, const ad::GlmRows& rows, RowExpectations& out,
                         quadrature::ExpectationScratch& scratch) const override;
 
+  bool has_eta_curvature() const override { return true; }
+  bool eta_curvature(const Eigen::Ref<const Eigen::MatrixXd>& params, const DataBlock<double>& block,
+                     Eigen::MatrixXd& eta, Eigen::MatrixXd& out) const override;
+  bool eta_curvature(const Eigen::Ref<const Eigen::MatrixXd>& params, const DataBlock<float>& block,
+                     Eigen::MatrixXd& eta, Eigen::MatrixXd& out) const override;
+
   ad::detail::OrdinalLink link() const { return link_; }
   int levels() const { return static_cast<int>(cut_size_ + 1); }
   Index cutpoints_column() const { return cut_offset_; }
@@ -35,6 +41,9 @@ class OrdinalLikelihood : public Likelihood {
  private:
   template <class T>
   ad::Var evaluate(const ad::Var& params, const DataBlock<T>& block) const;
+  template <class T>
+  void curvature(const Eigen::Ref<const Eigen::MatrixXd>& params, const DataBlock<T>& block, Eigen::MatrixXd& eta,
+                 Eigen::MatrixXd& out) const;
 
   LinearPredictor eta_;
   ad::detail::OrdinalLink link_;

@@ -1,5 +1,6 @@
 #include "models/likelihoods/student_t.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "inference/ad/ad.hpp"
@@ -38,6 +39,42 @@ ad::Var StudentT::log_lik(const ad::Var& params, const DataBlock<double>& block)
 }
 ad::Var StudentT::log_lik(const ad::Var& params, const DataBlock<float>& block) const {
   return fused_ ? fused(params, block) : composed(params, block);
+}
+
+// With z = (y - eta) / sigma: d^2 log t / d eta^2 = -(nu + 1) (nu - z^2) / (sigma^2 (nu + z^2)^2),
+// positive in the tails (z^2 > nu); -1 / sigma^2 in the normal limit nu = inf.
+template <class T>
+void StudentT::curvature(const Eigen::Ref<const Eigen::MatrixXd>& params, const DataBlock<T>& block,
+                         Eigen::MatrixXd& eta, Eigen::MatrixXd& out) const {
+  eta_.values(params, block, eta);
+  const Index S = params.rows(), m = block.rows;
+  out.resize(S, m);
+  for (Index n = 0; n < m; ++n) {
+    const double w = block.weight ? block.weight[n] : 1.0;
+    for (Index s = 0; s < S; ++s) {
+      const double sigma = params(s, sigma_offset_), nu = params(s, nu_offset_);
+      const double z = (block.y[n] - eta(s, n)) / sigma;
+      double v;
+      if (std::isinf(nu)) {
+        v = -1.0 / (sigma * sigma);
+      } else {
+        const double d = nu + z * z;
+        v = -(nu + 1.0) * (nu - z * z) / (sigma * sigma * d * d);
+      }
+      out(s, n) = w * v;
+    }
+  }
+}
+
+bool StudentT::eta_curvature(const Eigen::Ref<const Eigen::MatrixXd>& params, const DataBlock<double>& block,
+                             Eigen::MatrixXd& eta, Eigen::MatrixXd& out) const {
+  curvature(params, block, eta, out);
+  return true;
+}
+bool StudentT::eta_curvature(const Eigen::Ref<const Eigen::MatrixXd>& params, const DataBlock<float>& block,
+                             Eigen::MatrixXd& eta, Eigen::MatrixXd& out) const {
+  curvature(params, block, eta, out);
+  return true;
 }
 
 void StudentT::expected_log_lik(const EtaMoments&, const ad::GlmRows&, RowExpectations&,

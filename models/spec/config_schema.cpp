@@ -400,11 +400,11 @@ const Section& inference_section() {
            "group sds from shrinking towards 0 when groups have few rows, at meanfield's cost, or sparse: "
            "a multivariate normal whose precision is zero where the posterior's is "
            "(between the effects of different groups that share no row), which reaches fullrank's optimum "
-           "at a cost linear in the number of groups (monte_carlo: with the natural optimizer, for grouping "
-           "factors that are nested or apart, not crossed). auto: sparse for models with group effects it "
+           "at a cost linear in the number of groups (monte_carlo: with the natural optimizer; crossed "
+           "grouping factors only for student_t, ordinal_logit and ordinal_probit). auto: sparse for models with group effects it "
            "can fit (exact method: independent effects under their sds or up to four correlated ones, as "
            "(1 + x | g) or (1 + x + z | g), crossed and nested factors; monte_carlo with the natural "
-           "optimizer: the same group terms beyond fullrank's bounds below, factors not crossed), else "
+           "optimizer: the same group terms beyond fullrank's bounds below, crossed factors as above), else "
            "fullrank when it is affordable (exact method, P <= 500 parameters and N P^2 <= 2e10 for N rows; "
            "for a likelihood only the monte_carlo method fits (student_t, ordinal_logit, ordinal_probit, "
            "categorical_logit) P <= 100, or with group effects and the natural optimizer the exact method's "
@@ -482,8 +482,11 @@ const Section& inference_section() {
            false,
            {},
            {"auto", "origin", "mode"},
-           "monte_carlo: where q starts. origin: mean 0, scale 1 (0.1 with the natural optimizer, and each "
-           "group effect at its group's sd, 1), Stan's ADVI initialization. mode (natural optimizer, models "
+           "monte_carlo: where q starts. origin: mean 0, scale 1, Stan's ADVI initialization; with the "
+           "natural optimizer scale 0.1, each group effect at its group's sd, and the likelihood's scale "
+           "where the exact method starts it (sigma of normal, lognormal and student_t at the response's "
+           "sd) with the group sds there, as that scale is eta's (lme4's start), and student_t's nu at "
+           "10. mode (natural optimizer, models "
            "without group terms, whose joint mode lies "
            "at a group sd of 0): q's mean at the posterior mode and its precision the negative Hessian there "
            "(the diagonal of it for meanfield), found by damped Newton steps from the origin (each a batch "

@@ -6,8 +6,8 @@ meanfield put an ordinal model's group sd at 0.16, simulated 0.60), and give the
 threads, ranks and a resumed run.
 
 Problems: ordinal_logit y ~ x + (1 | g) with the group sd 0.6 (200 groups of 10 rows, and 600 of 5:
-P = 605 > 500); nested factors (1 | a/b); categorical_logit with one group effect per category;
-crossed factors, which the step cannot read and auto leaves to meanfield."""
+P = 605 > 500); nested factors (1 | a/b); categorical_logit with one group effect per category. Crossed factors:
+test_monte_carlo_crossed.py."""
 import json
 import os
 import shutil
@@ -58,14 +58,6 @@ def categorical(seed):
     p /= p.sum(1, keepdims=True)
     y = 1 + (rng.random(n)[:, None] > np.cumsum(p, 1)).sum(1)
     return "y,x,g\n" + "".join("%d,%r,g%d\n" % (y[i], x[i], g[i]) for i in range(n))
-
-
-def crossed(users, items, rows, seed):
-    rng = np.random.default_rng(seed)
-    u, it = rng.integers(0, users, rows), rng.integers(0, items, rows)
-    x = rng.standard_normal(rows)
-    y = ordinal(rng, 0.8 * x + 0.5 * rng.standard_normal(users)[u] + 0.5 * rng.standard_normal(items)[it])
-    return "y,x,u,i\n" + "".join("%d,%r,u%d,i%d\n" % (y[k], x[k], u[k], it[k]) for k in range(rows))
 
 
 def without(doc, keys):
@@ -172,20 +164,6 @@ class MonteCarloSparse(BinaryTestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(without(json.loads(p.stdout), RUN_KEYS + ("ranks",)),
                              without(whole, RUN_KEYS + ("ranks",)))
-
-    def test_crossed_factors(self):
-        text = crossed(350, 300, 4000, 8)  # P = 656
-        # auto, beyond fullrank's bounds: meanfield, saying why, with meanfield's draws per step.
-        p = run(["fit", self.config(text, "y ~ x + (1 | u) + (1 | i)", name="cross", max_iterations=5)])
-        self.assertEqual(p.returncode, 0, p.stderr)
-        s = json.loads(p.stdout)
-        self.assertEqual(s["algorithm"], "meanfield")
-        self.assertIn("crossed", s["algorithm_choice"])
-        self.assertIn("crossed", p.stderr)
-        self.assertEqual(s["draws_per_step"], 128)
-        # asked for: one line, exit 78.
-        p = run(["fit", self.config(text, "y ~ x + (1 | u) + (1 | i)", name="cross_s", algorithm="sparse"), "--quiet"])
-        self.assert_error(p, 78, "/inference/algorithm", "crossed")
 
     def test_it_needs_the_natural_optimizer_and_group_effects(self):
         text, _ = one_factor(20, 200, 9)

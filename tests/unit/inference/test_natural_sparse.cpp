@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 #include <random>
 
 #include "inference/families/sparse_precision.hpp"
@@ -151,6 +152,33 @@ TEST_CASE("natural step, sparse family: rho = 1 lands on a Gaussian target's pre
     q.params().head(P).setConstant(-0.03);
     split.step(q, eps, unused, 2, &density);  // t > 1: with the control variate
     CHECK((q.mean() - optimum).cwiseAbs().maxCoeff() <= 1e-9);
+  }
+  SUBCASE("a nearly flat direction of the curvature: q widens by at most 2x in sd along any direction") {
+    // Every coordinate's curvature is 1 or more, but the two globals' 0.999 correlation leaves the
+    // direction (e_0 - e_1) at 0.001: Lambda' = A itself (rho = 1, every diagonal entry kept)
+    // would widen q 32-fold in sd there. From Lambda = I, Lambda' - I / 4 must stay positive
+    // definite: the step is halved until it is.
+    Eigen::MatrixXd flat = a;
+    flat.row(0).setZero();
+    flat.row(1).setZero();
+    flat.col(0).setZero();
+    flat.col(1).setZero();
+    flat(0, 0) = flat(1, 1) = 1.0;
+    flat(0, 1) = flat(1, 0) = 0.999;
+    Gaussian flat_density(flat, m);
+    vi::SparsePrecision q(pattern);
+    q.set_initial_scale(1.0);
+    Eigen::MatrixXd zeta(S, P), g;
+    Eigen::VectorXd lp(S);
+    q.transform(eps, zeta);
+    flat_density.log_density(zeta, lp, &g);
+    vi::NaturalGradient one({1.0, 1.0, 50.0});
+    one.step(q, eps, g, 1, &flat_density);
+    Eigen::MatrixXd lambda = Eigen::MatrixXd::Zero(P, P);
+    pattern->for_each_slot([&](Index i, Index k, Index slot) { lambda(i, k) = q.precision()[slot]; });
+    const Eigen::VectorXd eig = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(lambda).eigenvalues();
+    CHECK(eig.minCoeff() >= 0.25 - 1e-12);
+    CHECK(eig.minCoeff() <= 0.6);  // halved once (0.5 + 0.001 / 2), not left where it was
   }
   SUBCASE("without the density the step is refused") {
     vi::SparsePrecision q(pattern);
