@@ -137,7 +137,7 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
     int sparse_refusal_code = 0;
     if (p.config.inference.algorithm == "sparse") {
       pattern = models::make_block_pattern(p.model, p.view(), comm);
-      fill = judge_sparse_fill(*pattern, memory, memory_check_skipped(false), comm);
+      fill = judge_sparse_fill(*pattern, memory, memory_check_skipped(false), sparse_factors_held(p.config), comm);
       try {
         if (fall_back_from_sparse(p.config, *fill)) pattern.reset();
       } catch (const Error& e) {

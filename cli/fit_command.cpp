@@ -120,7 +120,8 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
                           ")");
     } else {
       const SparseFill fill =
-          judge_sparse_fill(*pattern, pre.memory, memory_check_skipped(o.skip_memory_check), comm);
+          judge_sparse_fill(*pattern, pre.memory, memory_check_skipped(o.skip_memory_check),
+                            sparse_factors_held(problem.config), comm);
       if (reduce::collectively(comm, [&] { return fall_back_from_sparse(problem.config, fill); })) {
         pattern.reset();
         if (root)

@@ -77,6 +77,7 @@ vi::RunSizes fit_run_sizes(const models::ProblemShape& shape, int threads, const
   s.sparse_values = shape.sparse_values;
   s.sparse_chunk_values = shape.sparse_chunk_values;
   s.sparse_probes = shape.sparse_probes;
+  s.sparse_factor_pairs = shape.sparse_factor_pairs;
   s.block_rows = shape.plan.block_rows;
   s.chunks_owned =
       shape.plan.last_chunk(comm.rank(), comm.size()) - shape.plan.first_chunk(comm.rank(), comm.size());

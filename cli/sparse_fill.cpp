@@ -22,20 +22,24 @@ void fallback_draws(spec::Config& config, long long parameters) {
 
 }  // namespace
 
+int sparse_factors_held(const spec::Config& config) { return config.inference.method == "exact" ? 1 : 4; }
+
 SparseFill judge_sparse_fill(const vi::BlockPattern& pattern, const MemoryVerdict& memory, bool memory_check_skipped,
-                             reduce::Communicator& comm) {
+                             int factors, reduce::Communicator& comm) {
   SparseFill fill;
   const double indexable = static_cast<double>(vi::max_factor_nonzeros());
-  // The estimate holds the factor at the pattern's size; the budget's rest may take the fill-in.
+  // The estimate holds the factors at the pattern's size; the budget's rest may take their fill-in.
   double cap = indexable;
   std::string bound = "the 2^31 - 1 non-zeros a sparse factor with 32-bit indices holds";
   if (!memory_check_skipped && std::isfinite(memory.budget)) {
     const double spare = std::max(0.0, memory.budget - memory.estimate.peak);
-    const double by_memory = static_cast<double>(pattern.size()) + spare / vi::kBytesPerFactorNonzero;
+    const double by_memory =
+        static_cast<double>(pattern.size()) + spare / (std::max(1, factors) * vi::kBytesPerFactorNonzero);
     if (by_memory < cap) {
       cap = by_memory;
       bound = "what the memory left after the estimate (" + format_bytes(spare) + " under " + memory.limit +
-              ") holds at " + std::to_string(static_cast<int>(vi::kBytesPerFactorNonzero)) + " bytes each";
+              ") holds at " + std::to_string(static_cast<int>(vi::kBytesPerFactorNonzero)) + " bytes each" +
+              (factors > 1 ? " in each of the " + std::to_string(factors) + " factors the step holds" : "");
     }
   }
   // The smallest cap over the ranks (the count is the same on every rank: the pattern is).

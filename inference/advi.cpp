@@ -111,12 +111,14 @@ AdviResult run_advi(LogDensity& density, const spec::InferenceConfig& config, Lo
     q.set_initial_scale(0.1);
     start_group_effects_at_their_sd(q, density.scale_columns());
     if (config.start_at_mode) {
-      // Laplace's approximation as the start (init: mode); the origin where it is not usable.
-      const ModeFit mode = find_mode(density, Eigen::VectorXd::Zero(q.dim()));
+      // Laplace's approximation as the start (init: mode), the mode sought from q's start (the
+      // response's scale: initial_mean); q keeps that start where the mode is not usable.
+      const Eigen::VectorXd from = q.params().head(q.dim());
+      const ModeFit mode = find_mode(density, from);
       const bool used = mode.ok && set_to_laplace(q, mode);
       logger.debug("init: posterior mode after " + std::to_string(mode.iterations) + " Newton iterations (" +
                    std::to_string(mode.batches) + " batches), log p " + std::to_string(mode.log_density) +
-                   (used ? "; q starts at Laplace's approximation there" : "; not converged: q starts at the origin"));
+                   (used ? "; q starts at Laplace's approximation there" : "; not converged: q keeps its start"));
     }
   }
   auto state = [&](long t) {

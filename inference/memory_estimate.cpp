@@ -100,7 +100,10 @@ void monte_carlo_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   // passes are values only.
   const double B = d(std::min(std::max(s.draws_per_step, probe_rows), kLogJointBatch));
   const long long final_draws = std::max(s.final_elbo_draws, s.output_draws);
-  reducer_term(s, std::max(B + B * P, d(std::min(std::max(s.elbo_samples, final_draws), kLogJointBatch))),
+  // (The crossed factors' packed pair entries, at most the pattern's chunk values, share the slots.)
+  reducer_term(s,
+               std::max({B + B * P, d(std::min(std::max(s.elbo_samples, final_draws), kLogJointBatch)),
+                         sparse ? d(s.sparse_chunk_values) : 0.0}),
                "reducer slots (per chunk: draws x (P + 1))", out);
   // The log joint's tapes and buffers stay from the first step to the end. Under the sparse family
   // its passes are values only (the draws, the ELBO, the final report): the gradients are the
@@ -118,6 +121,10 @@ void monte_carlo_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
     out.push_back({main[1].what, Phase::run, main[1].bytes});
     out.push_back({"the sparse step's log joint's batch buffers", Phase::run, own[1].bytes});
   }
+  // Crossed factors' pair entries (models/crossed_curvature.cpp): a 4-byte slot per row and pair
+  // of factors that may be crossed.
+  if (sparse && s.sparse_factor_pairs > 0)
+    out.push_back({"crossed factors' row slots", Phase::run, 4.0 * d(s.rows) * d(s.sparse_factor_pairs)});
   // ElboEstimator: eps, zeta = mu + L eps and the gradient of log p at zeta, S x P each.
   out.push_back({"draws and gradients (3 x draws_per_step x P)", Phase::iterations, 3 * S * P * kDouble});
   double matrices = 0;
@@ -127,13 +134,13 @@ void monte_carlo_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
     // curvature, precisions, their factors, inverses and eigenvectors are a dozen P x P matrices.
     // The sparse step: the probes' draws and gradients, their summed products (probes x P), the draws
     // again, the precision's values four times (q's, the curvature, the average, the mean's
-    // metric) and three factors at 20 bytes a non-zero (q's, the average's and the closed-form
-    // part's, at the pattern's size: fill-in is judged against what the estimate leaves,
-    // cli/sparse_fill.hpp).
+    // metric) and four factors at 20 bytes a non-zero (q's, the average's, the floor's and the
+    // closed-form part's, at the pattern's size: fill-in is judged against what the estimate
+    // leaves, cli/sparse_fill.hpp).
     const double V = d(s.sparse_values);
     matrices = fullrank(s) ? 2 * S * P + 12 * P * P
                : sparse    ? 2 * d(probe_rows) * P + d(s.sparse_probes) * P + S * P + 4 * V +
-                              3 * V * 20 / kDouble + 16 * P
+                              4 * V * 20 / kDouble + 16 * P
                         : 16 * P;
   } else if (fullrank(s)) {
     matrices = 2 * P * P;  // the Cholesky factor formed for the draws and for the gradient

@@ -46,6 +46,7 @@ struct RunSizes {
   long long sparse_values = 0;        // the sparse family's values on its precision pattern (at most)
   long long sparse_chunk_values = 0;  // ... in one chunk's packed partial sums (at most)
   long long sparse_probes = 0;        // the Monte Carlo sparse step's Hessian-vector products per draw
+  long long sparse_factor_pairs = 0;  // ... and its pairs of factors that may be crossed
   // How the rows are cut (reduce::ShardPlan).
   long long block_rows = 512;
   long long chunks_owned = 1;  // chunks of this rank

@@ -83,18 +83,9 @@ void CrossedCurvature<T>::pack() {
   }
   // Every chunk's list on every rank (each rank adds every chunk), and the longest partial of all.
   reduce::Communicator& comm = reducer_.comm();
-  std::vector<double> all = mine;
+  const std::vector<double> all = reduce::all_doubles(mine, comm);
   long len = longest;
-  if (comm.size() > 1) {
-    std::vector<long> counts(static_cast<std::size_t>(comm.size()), 0);
-    counts[static_cast<std::size_t>(comm.rank())] = static_cast<long>(mine.size());
-    comm.allreduce_sum(counts.data(), comm.size());
-    long total = 0;
-    for (long k : counts) total += k;
-    all.assign(static_cast<std::size_t>(total), 0.0);
-    comm.allgatherv(mine.data(), counts, all.data());
-    comm.allreduce_max(&len, 1);
-  }
+  comm.allreduce_max(&len, 1);
   chunk_blocks_.assign(static_cast<std::size_t>(reducer_.plan().n_chunks), {});
   std::size_t at = 0;
   for (auto& blocks : chunk_blocks_) {
@@ -110,7 +101,7 @@ template <class T>
 void CrossedCurvature<T>::add(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::VectorXd& values) {
   if (pairs_.empty() || theta.rows() == 0) return;
   const vi::BlockPattern& pat = *pattern_;
-  params_ = model_.constrain_values(theta);
+  model_.constrain_values(theta, params_);
   const Likelihood& lik = model_.likelihood();
   const reduce::ShardPlan& plan = reducer_.plan();
   reducer_.sum(
@@ -120,12 +111,7 @@ void CrossedCurvature<T>::add(const Eigen::Ref<const Eigen::MatrixXd>& theta, Ei
         const auto [begin, end] = data_.chunk_rows(plan, chunk);
         for (Index local = begin; local < end; local += plan.block_rows) {
           const Index m = std::min(plan.block_rows, end - local);
-          DataBlock<T> block{data_.x + local * data_.cols, data_.y + local, m, data_.cols};
-          if (data_.offset) block.offset = data_.offset + local;
-          if (data_.weight) block.weight = data_.weight + local;
-          block.groups = data_.groups;
-          block.n_groups = data_.n_groups;
-          block.first_local = local;
+          const DataBlock<T> block = data_.block(local, m);
           if (!lik.eta_curvature(params_, block, sc.eta, sc.out))
             throw std::logic_error("crossed curvature: the likelihood gave no curvature");
           sc.row_sum.noalias() = sc.out.colwise().sum();

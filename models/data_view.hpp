@@ -7,6 +7,7 @@
 
 #include "inference/reduce/shard_plan.hpp"
 #include "models/data/group_data.hpp"
+#include "models/likelihoods/likelihood.hpp"
 
 namespace bvi::models {
 
@@ -32,6 +33,19 @@ struct DataView {
   std::pair<Eigen::Index, Eigen::Index> chunk_rows(const reduce::ShardPlan& plan, Eigen::Index chunk) const {
     if (chunk_offsets) return {chunk_offsets[chunk - first_chunk], chunk_offsets[chunk - first_chunk + 1]};
     return {plan.chunk_begin_row(chunk) - first_row, plan.chunk_end_row(chunk) - first_row};
+  }
+
+  // The m local rows from `local` as a likelihood reads them: features, response and every
+  // per-row column the model has.
+  DataBlock<T> block(Eigen::Index local, Eigen::Index m) const {
+    DataBlock<T> b{x + local * cols, y + local, m, cols};
+    if (trials) b.trials = trials + local;
+    if (offset) b.offset = offset + local;
+    if (weight) b.weight = weight + local;
+    b.groups = groups;
+    b.n_groups = n_groups;
+    b.first_local = local;
+    return b;
   }
 };
 

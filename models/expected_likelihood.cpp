@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "models/expected_likelihood_scratch.hpp"
+#include "models/pooled_response.hpp"
 
 namespace bvi::models {
 
@@ -508,9 +509,9 @@ template <class T>
 Eigen::VectorXd ExpectedLikelihood<T>::initial_mean() {
   Eigen::VectorXd m = Eigen::VectorXd::Zero(model_.dim());
   if (scale_ < 0 && !intercept_) return m;
-  // Weighted sums over the rows: w, w y, w y^2, w log y (and the rows with y <= 0, where log y is
-  // none), w log(y + 1/2), w offset.
-  enum { kW, kY, kY2, kLogY, kNonPositive, kLogHalfY, kOffset, kSums };
+  // Weighted sums over the rows: w, w y, w log y (and the rows with y <= 0, where log y is none),
+  // w log(y + 1/2), w offset; the variance about the mean from pooled_response.
+  enum { kW, kY, kLogY, kNonPositive, kLogHalfY, kOffset, kSums };
   double sums[kSums];
   reducer_.sum(
       kSums,
@@ -520,7 +521,6 @@ Eigen::VectorXd ExpectedLikelihood<T>::initial_mean() {
           const double w = data_.weight != nullptr ? data_.weight[r] : 1.0, y = data_.y[r];
           partial[kW] += w;
           partial[kY] += w * y;
-          partial[kY2] += w * y * y;
           if (y > 0.0)
             partial[kLogY] += w * std::log(y);
           else
@@ -529,12 +529,12 @@ Eigen::VectorXd ExpectedLikelihood<T>::initial_mean() {
           if (data_.offset != nullptr) partial[kOffset] += w * data_.offset[r];
         }
       },
-      sums, 10.0 * static_cast<double>(data_.total_rows));
+      sums, 9.0 * static_cast<double>(data_.total_rows));
   const double W = sums[kW];
   if (!(W > 0.0)) return m;  // no rows, or every weight 0: nothing to start from
   if (scale_ >= 0) {
-    const double var = W > 1.0 ? (sums[kY2] - sums[kY] * sums[kY] / W) / (W - 1.0) : 0.0;
-    m[scale_] = model_.likelihood().initial_scale(sums[kY] / W, var);
+    const PooledResponse y = pooled_response(data_, reducer_);
+    m[scale_] = model_.likelihood().initial_scale(y.mean, y.var);
     model_.start_group_scales(m);
   }
   if (intercept_) {

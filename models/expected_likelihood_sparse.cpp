@@ -102,18 +102,9 @@ void ExpectedLikelihood<T>::pack_chunks(const vi::BlockPattern& pattern) {
   // Every chunk's list on every rank (the combination runs over all chunks everywhere), and the
   // longest packed partial of all.
   reduce::Communicator& comm = reducer_.comm();
-  std::vector<double> all = mine;
+  const std::vector<double> all = reduce::all_doubles(mine, comm);
   long len = longest;
-  if (comm.size() > 1) {
-    std::vector<long> counts(static_cast<std::size_t>(comm.size()), 0);
-    counts[static_cast<std::size_t>(comm.rank())] = static_cast<long>(mine.size());
-    comm.allreduce_sum(counts.data(), comm.size());
-    long total = 0;
-    for (long k : counts) total += k;
-    all.assign(static_cast<std::size_t>(total), 0.0);
-    comm.allgatherv(mine.data(), counts, all.data());
-    comm.allreduce_max(&len, 1);
-  }
+  comm.allreduce_max(&len, 1);
   const Index chunks = reducer_.plan().n_chunks;
   chunk_blocks_.assign(static_cast<std::size_t>(chunks), {});
   std::size_t at = 0;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "inference/ad/ad.hpp"
+#include "models/pooled_response.hpp"
 
 namespace bvi::models {
 
@@ -78,14 +79,8 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
         const auto [begin, end] = dv.chunk_rows(plan, chunk);
         for (Index local = begin; local < end; local += plan.block_rows) {
           const Index m = std::min(plan.block_rows, end - local);
-          DataBlock<T> block{dv.x + local * dv.cols, dv.y + local, m, dv.cols};
-          if (dv.trials) block.trials = dv.trials + local;
-          if (dv.offset) block.offset = dv.offset + local;
-          if (dv.weight) block.weight = dv.weight + local;
+          DataBlock<T> block = dv.block(local, m);
           if (lj.log_constants_.size()) block.log_constant = lj.log_constants_.data() + local;
-          block.groups = dv.groups;
-          block.n_groups = dv.n_groups;
-          block.first_local = local;
           tape.rewind();
           ad::Var p = w->grad ? tape.leaf(w->param_vals, partial + S, S, P) : tape.constant(w->param_vals, S, P);
           ad::Var ll = lik.log_lik(p, block);
@@ -115,24 +110,9 @@ Eigen::VectorXd LogJoint<T>::initial_mean() {
   model_.likelihood().start_own_parameters(m);
   const Index scale = model_.likelihood().scale_column();
   if (scale < 0) return m;
-  double sums[3];  // w, w y, w y^2
-  const DataView<T>& dv = data_;
-  reducer_.sum(
-      3,
-      [&dv, this](int, Index chunk, double* partial) {
-        const auto [begin, end] = dv.chunk_rows(reducer_.plan(), chunk);
-        for (Index r = begin; r < end; ++r) {
-          const double w = dv.weight != nullptr ? dv.weight[r] : 1.0, y = dv.y[r];
-          partial[0] += w;
-          partial[1] += w * y;
-          partial[2] += w * y * y;
-        }
-      },
-      sums, 4.0 * static_cast<double>(dv.total_rows));
-  const double W = sums[0];
-  if (!(W > 1.0)) return m;
-  const double var = (sums[2] - sums[1] * sums[1] / W) / (W - 1.0);
-  const double u = model_.likelihood().initial_scale(sums[1] / W, var);
+  const PooledResponse y = pooled_response(data_, reducer_);
+  if (!(y.weight > 1.0)) return m;
+  const double u = model_.likelihood().initial_scale(y.mean, y.var);
   if (std::isfinite(u)) m[scale] = u;
   model_.start_group_scales(m);
   return m;

@@ -44,9 +44,11 @@ class LogJoint final : public vi::LogDensity {
 
   std::vector<Index> scale_columns() const override { return model_.group_scale_columns(); }
   Eigen::VectorXd max_mean_step() const override { return model_.max_mean_step(); }
-  // The origin but for the likelihood's scale (Likelihood::scale_column: sigma of normal, lognormal
-  // and student_t) where the exact method starts it, initial_scale of the response's weighted mean
-  // and variance, the group sds there too where that scale is eta's (Model::start_group_scales),
+  // The origin but for the likelihood's own parameter (Likelihood::scale_column: sigma of normal,
+  // lognormal and student_t, phi of negative_binomial_log and beta_logit, gamma_log's shape) where
+  // the exact method starts it, initial_scale of the response's weighted mean and variance
+  // (pooled_response.hpp), the group sds at sigma's start where sigma is on eta's scale
+  // (normal, lognormal, student_t: Model::start_group_scales),
   // and what the likelihood sets itself (student_t's nu: Likelihood::start_own_parameters). From
   // sigma = 1 and the group sds at 1, a student_t response in the thousands kept its group sd at
   // 1.0 (simulated 490) and sigma took the groups' spread, under fullrank and sparse alike.

@@ -442,6 +442,11 @@ Eigen::MatrixXd Model::constrain_values(const Eigen::Ref<const Eigen::MatrixXd>&
   return x;
 }
 
+void Model::constrain_values(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::MatrixXd& out) const {
+  out.resize(theta.rows(), theta.cols());
+  ad::constrain_values(theta, transforms_, out);
+}
+
 bool Model::has_correlations() const {
   return std::any_of(group_priors_.begin(), group_priors_.end(),
                      [](const GroupPrior& g) { return g.L_offset >= 0; });

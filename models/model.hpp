@@ -125,6 +125,8 @@ class Model {
   ad::Var constrain(const ad::Var& theta, ad::Var* log_jacobian) const;
   // The same, values only (correlation blocks as L's free entries: the model's own scale).
   Eigen::MatrixXd constrain_values(const Eigen::Ref<const Eigen::MatrixXd>& theta) const;
+  // ... into `out`, resized only when its shape differs (for loops that run every step).
+  void constrain_values(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::MatrixXd& out) const;
   // Per-draw log prior density (S x 1) of constrained draws, every constant included.
   ad::Var log_prior(const ad::Var& params) const;
   // The prior terms (indexes into prior_terms()) over a block transform's columns (the ordinal

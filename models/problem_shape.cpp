@@ -71,13 +71,16 @@ void set_sparse_sizes(ProblemShape& s, const Model& model) {
   s.sparse_values = n_global * n_global;
   s.sparse_chunk_values = n_global * n_global;
   s.sparse_probes = model.sparse_probes();
+  s.sparse_factor_pairs = 0;
   for (std::size_t f = 0; f < groups.size(); ++f) {
     const Index K = groups[f].effects, G = groups[f].groups;
     s.sparse_values += G * K * (K + n_global);
     s.sparse_chunk_values += std::min(chunk, G) * K * (K + n_global);
     for (std::size_t f2 = f + 1; f2 < groups.size(); ++f2) {
       const Index G2 = groups[f2].groups, K2 = groups[f2].effects;
-      const Index pairs = f / per_factor == f2 / per_factor ? G : std::min(s.total_rows, G * G2);
+      const bool same_factor = f / per_factor == f2 / per_factor;
+      const Index pairs = same_factor ? G : std::min(s.total_rows, G * G2);
+      if (!same_factor) ++s.sparse_factor_pairs;
       s.sparse_values += pairs * K * K2;
       s.sparse_chunk_values += std::min(chunk, pairs) * K * K2;
     }

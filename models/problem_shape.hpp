@@ -46,6 +46,9 @@ struct ProblemShape {
   // The Monte Carlo method's sparse step: its Hessian-vector products per draw (n globals + each
   // factor's K; inference/sparse/hessian_probes.hpp).
   Index sparse_probes = 0;
+  // ... and its pairs of factors that may be crossed (not one factor's categories), whose pair
+  // entries come from the rows' curvature (models/crossed_curvature.hpp: a slot per row and pair).
+  Index sparse_factor_pairs = 0;
   // The exact method's sample-average prior terms under the resolved family: their fixed draws and
   // the columns each reads (models/expected_prior.hpp); empty for the Monte Carlo method.
   Index sample_draws = 0;
@@ -54,7 +57,8 @@ struct ProblemShape {
 
 // Sets the sample-average sizes of `s` (its config resolved) for `model`.
 void set_sample_sizes(ProblemShape& s, const Model& model);
-// Sets the sparse family's sizes of `s` (sparse_values, sparse_chunk_values, sparse_probes; its
+// Sets the sparse family's sizes of `s` (sparse_values, sparse_chunk_values, sparse_probes,
+// sparse_factor_pairs; its
 // dim, total_rows, plan and group_factors set) for `model`.
 void set_sparse_sizes(ProblemShape& s, const Model& model);
 

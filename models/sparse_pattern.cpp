@@ -33,16 +33,7 @@ std::shared_ptr<const vi::BlockPattern> make_block_pattern(const Model& model, c
     for (std::size_t r = 0; r < l1.size(); ++r) local[r] = static_cast<double>(l1[r]) * G2 + l2[r];
     std::sort(local.begin(), local.end());
     local.erase(std::unique(local.begin(), local.end()), local.end());
-    std::vector<double> all = local;
-    if (comm.size() > 1) {
-      std::vector<long> counts(static_cast<std::size_t>(comm.size()), 0);
-      counts[static_cast<std::size_t>(comm.rank())] = static_cast<long>(local.size());
-      comm.allreduce_sum(counts.data(), comm.size());
-      long total = 0;
-      for (long c : counts) total += c;
-      all.assign(static_cast<std::size_t>(total), 0.0);
-      comm.allgatherv(local.data(), counts, all.data());
-    }
+    const std::vector<double> all = reduce::all_doubles(local, comm);
     std::vector<std::pair<std::int32_t, std::int32_t>> levels;
     levels.reserve(all.size());
     for (double v : all) {

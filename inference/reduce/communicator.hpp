@@ -51,6 +51,19 @@ inline std::vector<std::string> all_strings(const std::string& mine, Communicato
   return out;
 }
 
+// Every rank's values, concatenated in rank order (the same vector on every rank).
+inline std::vector<double> all_doubles(const std::vector<double>& mine, Communicator& comm) {
+  if (comm.size() == 1) return mine;
+  std::vector<long> counts(static_cast<std::size_t>(comm.size()), 0);
+  counts[static_cast<std::size_t>(comm.rank())] = static_cast<long>(mine.size());
+  comm.allreduce_sum(counts.data(), comm.size());
+  long total = 0;
+  for (long c : counts) total += c;
+  std::vector<double> all(static_cast<std::size_t>(total), 0.0);
+  comm.allgatherv(mine.data(), counts, all.data());
+  return all;
+}
+
 class SerialCommunicator final : public Communicator {
  public:
   int rank() const override { return 0; }

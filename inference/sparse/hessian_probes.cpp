@@ -97,6 +97,9 @@ void HessianProbes::assemble(const Eigen::Ref<const Eigen::MatrixXd>& products, 
     const bool a = readable(i, k), b = readable(k, i);
     const double ik = a ? products(probe_[static_cast<std::size_t>(k)], i) / step[k] : 0.0;
     const double ki = b ? products(probe_[static_cast<std::size_t>(i)], k) / step[i] : 0.0;
+    // Neither product holds it alone only between two factors' effects whose pair is crossed (a
+    // global's probe is e_k; one factor's groups share no row; a pair with a unique partner is
+    // read from that side), and those entries are the caller's when crossed_supplied_.
     if (!a && !b && !crossed_supplied_) throw std::logic_error("hessian probes: an entry no product holds alone");
     values[slot] = a && b ? 0.5 * (ik + ki) : a ? ik : b ? ki : 0.0;
   });

@@ -144,6 +144,17 @@ def mean_sd(xs):
     return m, math.sqrt(math.fsum((x - m) ** 2 for x in xs) / (n - 1))
 
 
+def assert_same_posterior(test, a_doc, b_doc, mean_tol, sd_tol):
+    """Two fits' summaries name the same parameters, and each mean of a is within mean_tol of b's
+    posterior sd of b's, each sd within a relative sd_tol of b's."""
+    a = {q["name"]: q for q in a_doc["parameters"]}
+    b = {q["name"]: q for q in b_doc["parameters"]}
+    test.assertEqual(sorted(a), sorted(b))
+    for name, q in b.items():
+        test.assertLess(abs(a[name]["mean"] - q["mean"]), mean_tol * q["sd"], (name, a[name], q))
+        test.assertLess(abs(a[name]["sd"] / q["sd"] - 1), sd_tol, (name, a[name], q))
+
+
 def write_synthetic_csv(path, n, d, seed, offset=0.0, scale=1.0):
     """A logistic-regression dataset x1..xd,y with known generating coefficients (stdlib random:
     these tests need data of a given shape, not a reference computed from it)."""

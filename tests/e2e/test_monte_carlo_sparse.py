@@ -15,7 +15,7 @@ import subprocess
 import unittest
 
 import numpy as np
-from bvi_fit import RUN_KEYS
+from bvi_fit import RUN_KEYS, assert_same_posterior
 from bvi_test import BINARY, BinaryTestCase, run
 
 MPIRUN = shutil.which("mpirun")
@@ -83,12 +83,7 @@ class MonteCarloSparse(BinaryTestCase):
     # weakly identified group sd. Meanfield is off by more than a posterior sd in the sds and
     # halves the population effects' sds.
     def assert_same_posterior(self, sparse, fullrank, mean_tol=0.25, sd_tol=0.05):
-        a = {q["name"]: q for q in sparse["parameters"]}
-        b = {q["name"]: q for q in fullrank["parameters"]}
-        self.assertEqual(sorted(a), sorted(b))
-        for name, q in b.items():
-            self.assertLess(abs(a[name]["mean"] - q["mean"]), mean_tol * q["sd"], (name, a[name], q))
-            self.assertLess(abs(a[name]["sd"] / q["sd"] - 1), sd_tol, (name, a[name], q))
+        assert_same_posterior(self, sparse, fullrank, mean_tol, sd_tol)
 
     def test_it_lands_where_fullrank_lands(self):
         text, _ = one_factor(200, 2000, 5)
