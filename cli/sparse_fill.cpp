@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "common/error.hpp"
 #include "inference/sparse/fill_count.hpp"
@@ -22,10 +23,18 @@ void fallback_draws(spec::Config& config, long long parameters) {
 
 }  // namespace
 
-int sparse_factors_held(const spec::Config& config) { return config.inference.method == "exact" ? 1 : 4; }
+double sparse_factors_held(const spec::Config& config) {
+  return (config.inference.method == "exact" ? 1.0 : 3.0) + 32.0 / vi::kBytesPerFactorNonzero;
+}
+
+static std::string format_factors(double factors) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", factors);
+  return text;
+}
 
 SparseFill judge_sparse_fill(const vi::BlockPattern& pattern, const MemoryVerdict& memory, bool memory_check_skipped,
-                             int factors, reduce::Communicator& comm) {
+                             double factors, reduce::Communicator& comm) {
   SparseFill fill;
   const double indexable = static_cast<double>(vi::max_factor_nonzeros());
   // The estimate holds the factors at the pattern's size; the budget's rest may take their fill-in.
@@ -34,12 +43,12 @@ SparseFill judge_sparse_fill(const vi::BlockPattern& pattern, const MemoryVerdic
   if (!memory_check_skipped && std::isfinite(memory.budget)) {
     const double spare = std::max(0.0, memory.budget - memory.estimate.peak);
     const double by_memory =
-        static_cast<double>(pattern.size()) + spare / (std::max(1, factors) * vi::kBytesPerFactorNonzero);
+        static_cast<double>(pattern.size()) + spare / (std::max(1.0, factors) * vi::kBytesPerFactorNonzero);
     if (by_memory < cap) {
       cap = by_memory;
       bound = "what the memory left after the estimate (" + format_bytes(spare) + " under " + memory.limit +
               ") holds at " + std::to_string(static_cast<int>(vi::kBytesPerFactorNonzero)) + " bytes each" +
-              (factors > 1 ? " in each of the " + std::to_string(factors) + " factors the step holds" : "");
+              " for " + format_factors(factors) + " factors' worth the fit holds";
     }
   }
   // The smallest cap over the ranks (the count is the same on every rank: the pattern is).

@@ -30,15 +30,17 @@ struct SparseFill {
   std::string why_not;         // when over: "its Cholesky factor would hold more than ... non-zeros ..."
 };
 
-// How many Cholesky factors of the precision the fit holds at once, each with the whole fill-in:
-// the exact method's one; the Monte Carlo step's four (q's, Lambda's for the closed-form part,
-// Lambda' and the floor's Lambda' - Lambda / 4: natural_sparse_step.hpp).
-int sparse_factors_held(const spec::Config& config);
+// How many factors' worth of fill-in the fit holds at once, each factor at kBytesPerFactorNonzero
+// a non-zero: the exact method's one, the Monte Carlo step's three (q's; the step's new precision
+// Lambda'; the floor's Lambda' - Lambda / 4: natural_sparse_step.hpp), and for the factor whose
+// selected inverse is taken, the dense tail's two m x m matrices (sparse_factor.hpp), at most 32
+// bytes a non-zero of the tail: 1.6 factors more.
+double sparse_factors_held(const spec::Config& config);
 
 // Collective. `memory` is this rank's verdict (its budget less its estimate is what the fill-in
 // of `factors` factors may take); with the memory check skipped only the index limit applies.
 SparseFill judge_sparse_fill(const vi::BlockPattern& pattern, const MemoryVerdict& memory, bool memory_check_skipped,
-                             int factors, reduce::Communicator& comm);
+                             double factors, reduce::Communicator& comm);
 
 // Applies a verdict that does not fit: auto's sparse becomes structured (config.inference's
 // algorithm, algorithm_choice and the resolved config say so); a sparse family asked for is

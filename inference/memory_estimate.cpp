@@ -134,13 +134,13 @@ void monte_carlo_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
     // curvature, precisions, their factors, inverses and eigenvectors are a dozen P x P matrices.
     // The sparse step: the probes' draws and gradients, their summed products (probes x P), the draws
     // again, the precision's values four times (q's, the curvature, the average, the mean's
-    // metric) and four factors at 20 bytes a non-zero (q's, the average's, the floor's and the
-    // closed-form part's, at the pattern's size: fill-in is judged against what the estimate
-    // leaves, cli/sparse_fill.hpp).
+    // metric) and three factors at 20 bytes a non-zero (q's, whose selected inverse the closed-form
+    // part reads, the average's and the floor's, at the pattern's size: fill-in is judged against
+    // what the estimate leaves, cli/sparse_fill.hpp), each with the values it factorized.
     const double V = d(s.sparse_values);
     matrices = fullrank(s) ? 2 * S * P + 12 * P * P
                : sparse    ? 2 * d(probe_rows) * P + d(s.sparse_probes) * P + S * P + 4 * V +
-                              4 * V * 20 / kDouble + 16 * P
+                              3 * V * 20 / kDouble + 3 * V + 16 * P
                         : 16 * P;
   } else if (fullrank(s)) {
     matrices = 2 * P * P;  // the Cholesky factor formed for the draws and for the gradient

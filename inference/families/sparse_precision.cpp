@@ -9,8 +9,13 @@ SparsePrecision::SparsePrecision(std::shared_ptr<const BlockPattern> pattern)
   set_initial_scale(1.0);
 }
 
-SparseFactor& SparsePrecision::factor() const {
+const std::shared_ptr<SparseFactor>& SparsePrecision::shared_factor() const {
   if (!factor_) factor_ = std::make_shared<SparseFactor>(pattern_);
+  return factor_;
+}
+
+SparseFactor& SparsePrecision::factor() const {
+  shared_factor();
   if (!factor_->factorize(params_.tail(params_.size() - dim_)))
     throw std::runtime_error("sparse family: the precision is not positive definite");
   return *factor_;

@@ -34,6 +34,11 @@ class SparsePrecision final : public Family {
   Eigen::MatrixXd covariance() const override;
   void set_initial_scale(double s) override;
 
+  // The factorization workspace this q (and its clones) factorize the precision in: a GaussianQ
+  // over q's own precision may share it, so that a factorization and selected inverse of the same
+  // values is not repeated (SparseFactor keeps both for the last values it factorized).
+  const std::shared_ptr<SparseFactor>& shared_factor() const;
+
  private:
   // The factorization of the current precision (a shared workspace: the symbolic analysis is
   // done once per pattern).

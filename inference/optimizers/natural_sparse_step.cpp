@@ -31,8 +31,7 @@ SparseNaturalStep::SparseNaturalStep(std::shared_ptr<const BlockPattern> pattern
       crossed_(crossed),
       probes_(pattern_, crossed != nullptr),
       next_(pattern_),
-      floor_check_(pattern_),
-      now_(std::make_shared<SparseFactor>(pattern_)) {}
+      floor_check_(pattern_) {}
 
 void SparseNaturalStep::step(SparsePrecision& q, const Eigen::MatrixXd& zeta, const Eigen::MatrixXd& g,
                              double rho, LogDensity& sampled, ExpectedLogDensity* exact_part,
@@ -92,7 +91,7 @@ void SparseNaturalStep::step(SparsePrecision& q, const Eigen::MatrixXd& zeta, co
   if (exact_part) {
     GaussianQ gq;
     gq.mean = mu;
-    gq.factor = now_;
+    gq.factor = q.shared_factor();  // q's precision, factorized for the draws already
     if (!gq.set_precision(lambda)) return;  // q's own precision: factorized before, so never
     exact_part->evaluate(gq, &exact_gradient_);
     if (!exact_gradient_.d_mean.allFinite() || !exact_gradient_.d_sparse.allFinite()) return;

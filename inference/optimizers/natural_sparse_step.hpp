@@ -62,7 +62,6 @@ class SparseNaturalStep {
   HessianProbes probes_;
   SparseFactor next_;                  // the factorization of Lambda'
   SparseFactor floor_check_;           // of Lambda' - Lambda / 4: positive definite or the step is halved
-  std::shared_ptr<SparseFactor> now_;  // of Lambda, for Sigma on the pattern (the closed-form part)
   // Reused across steps: the probes' draws and gradients, the summed products, the curvature.
   Eigen::MatrixXd theta_, grad_, products_, used_;
   Eigen::VectorXd lp_, curvature_, gradient_sum_, draw_sum_, floor_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 namespace bvi::vi {
@@ -24,14 +25,25 @@ SparseFactor::SparseFactor(std::shared_ptr<const BlockPattern> pattern) : patter
   const auto& P = llt_.permutationP().indices();
   perm_.resize(static_cast<std::size_t>(p.dim()));
   for (Index i = 0; i < p.dim(); ++i) perm_[static_cast<std::size_t>(i)] = P.size() ? P[i] : i;
+  tail_ = p.dim();  // found with the factor's pattern, at the first factorization
 }
 
 bool SparseFactor::factorize(const Eigen::VectorXd& values) {
+  if (factored_ok_ && values.size() == factored_.size() &&
+      std::memcmp(values.data(), factored_.data(), sizeof(double) * static_cast<std::size_t>(values.size())) == 0)
+    return true;
+  factored_ok_ = false;
+  inverse_ready_ = false;
   double* a = A_.valuePtr();
   for (std::size_t k = 0; k < a_slot_.size(); ++k) a[k] = values[a_slot_[k]];
   llt_.factorize(A_);
   if (llt_.info() != Eigen::Success) return false;
-  if (slot_in_L_.empty()) map_slots();
+  if (slot_in_L_.empty()) {
+    map_slots();
+    find_dense_tail();
+  }
+  factored_ = values;  // the same size after the first: no allocation
+  factored_ok_ = true;
   return true;
 }
 
@@ -70,36 +82,82 @@ void SparseFactor::map_slots() {
   }
 }
 
+void SparseFactor::find_dense_tail() {
+  const Sparse& L = llt_.matrixL().nestedExpression();
+  const int* Lp = L.outerIndexPtr();
+  const int* Li = L.innerIndexPtr();
+  const Index n = L.cols();
+  contiguous_.assign(static_cast<std::size_t>(n), 0);
+  for (Index j = 0; j < n; ++j) {
+    const Index count = Lp[j + 1] - Lp[j];
+    contiguous_[static_cast<std::size_t>(j)] = count > 0 && Li[Lp[j + 1] - 1] - j + 1 == count;
+  }
+  tail_ = n;
+  while (tail_ > 0 && Lp[tail_] - Lp[tail_ - 1] == n - tail_ + 1) --tail_;
+  if (n - tail_ < kDenseTail) tail_ = n;
+}
+
 void SparseFactor::inverse_on_pattern(Eigen::VectorXd& sigma) const {
   const Sparse& L = llt_.matrixL().nestedExpression();
   const int* Lp = L.outerIndexPtr();
   const int* Li = L.innerIndexPtr();
   const double* Lx = L.valuePtr();
   const Index n = L.cols();
-  z_.setZero(L.nonZeros());
-  acc_.resize(n);
-  mark_.resize(static_cast<std::size_t>(n));
-  for (Index j = n - 1; j >= 0; --j) {
-    const Index d = Lp[j], end = Lp[j + 1];
-    const double ljj = Lx[d];
-    // s_a = sum_b L_{r_b j} Z(r_a, r_b) over the rows r_a < r_b ... of column j below its diagonal,
-    // each pair once: Z(r_b, r_a) sits in column r_a (row r_b), whose positions are scattered into
-    // mark_ first; every r_b is there (struct(j) is a clique of the filled graph).
-    for (Index a = d + 1; a < end; ++a) acc_[a - d] = 0.0;
-    for (Index a = d + 1; a < end; ++a) {
-      const Index i = Li[a];
-      for (Index p = Lp[i]; p < Lp[i + 1]; ++p) mark_[static_cast<std::size_t>(Li[p])] = p;
-      acc_[a - d] += Lx[a] * z_[Lp[i]];
-      for (Index b = a + 1; b < end; ++b) {
-        const double zik = z_[mark_[static_cast<std::size_t>(Li[b])]];
-        acc_[a - d] += Lx[b] * zik;
-        acc_[b - d] += Lx[a] * zik;
-      }
+  if (!inverse_ready_) {
+    z_.setZero(L.nonZeros());
+    acc_.resize(n);
+    mark_.resize(static_cast<std::size_t>(n));
+    // The dense tail (columns tail_.. of L a full lower triangle, where crossed factors' fill
+    // gathers): Z's block there is (L22 L22')^-1 = L22^-T L22^-1, by dense triangular algebra at
+    // BLAS-3 speed instead of the recursion's scattered reads below.
+    const Index m = n - tail_;
+    if (m > 0) {
+      dense_a_.resize(m, m);
+      dense_b_.setIdentity(m, m);
+      for (Index j = 0; j < m; ++j)
+        for (Index r = j; r < m; ++r) dense_a_(r, j) = Lx[Lp[tail_ + j] + (r - j)];
+      dense_a_.triangularView<Eigen::Lower>().solveInPlace(dense_b_);  // L22^-1
+      dense_a_.setZero();
+      dense_a_.selfadjointView<Eigen::Lower>().rankUpdate(dense_b_.transpose());  // L22^-T L22^-1
+      for (Index j = 0; j < m; ++j)
+        for (Index r = j; r < m; ++r) z_[Lp[tail_ + j] + (r - j)] = dense_a_(r, j);
     }
-    for (Index a = d + 1; a < end; ++a) z_[a] = -acc_[a - d] / ljj;
-    double s = 0.0;
-    for (Index b = d + 1; b < end; ++b) s += Lx[b] * z_[b];
-    z_[d] = (1.0 / ljj - s) / ljj;
+    for (Index j = tail_ - 1; j >= 0; --j) {
+      const Index d = Lp[j], end = Lp[j + 1];
+      const double ljj = Lx[d];
+      // s_a = sum_b L_{r_b j} Z(r_a, r_b) over the rows r_a < r_b ... of column j below its
+      // diagonal, each pair once: Z(r_b, r_a) sits in column r_a (row r_b), at Lp[r_a] + r_b - r_a
+      // when that column's rows are contiguous, else where its positions, scattered into mark_
+      // first, say; every r_b is there (struct(j) is a clique of the filled graph).
+      for (Index a = d + 1; a < end; ++a) acc_[a - d] = 0.0;
+      for (Index a = d + 1; a < end; ++a) {
+        const Index i = Li[a];
+        acc_[a - d] += Lx[a] * z_[Lp[i]];
+        const double la = Lx[a];
+        double sa = 0.0;
+        if (contiguous_[static_cast<std::size_t>(i)]) {
+          const double* zi = z_.data() + Lp[i] - i;
+          for (Index b = a + 1; b < end; ++b) {
+            const double zik = zi[Li[b]];
+            sa += Lx[b] * zik;
+            acc_[b - d] += la * zik;
+          }
+        } else {
+          for (Index p = Lp[i]; p < Lp[i + 1]; ++p) mark_[static_cast<std::size_t>(Li[p])] = p;
+          for (Index b = a + 1; b < end; ++b) {
+            const double zik = z_[mark_[static_cast<std::size_t>(Li[b])]];
+            sa += Lx[b] * zik;
+            acc_[b - d] += la * zik;
+          }
+        }
+        acc_[a - d] += sa;
+      }
+      for (Index a = d + 1; a < end; ++a) z_[a] = -acc_[a - d] / ljj;
+      double s = 0.0;
+      for (Index b = d + 1; b < end; ++b) s += Lx[b] * z_[b];
+      z_[d] = (1.0 / ljj - s) / ljj;
+    }
+    inverse_ready_ = true;
   }
   sigma.resize(pattern_->size());
   for (Index s = 0; s < pattern_->size(); ++s) sigma[s] = z_[slot_in_L_[static_cast<std::size_t>(s)]];

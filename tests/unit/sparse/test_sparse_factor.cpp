@@ -125,6 +125,54 @@ TEST_CASE("sparse factor: log det, solve, draws and the selected inverse against
   CHECK(f.factorize(values_of(*p, random_spd_on(*p, 5))));
 }
 
+TEST_CASE("sparse factor: a dense tail of crossed fill, and the same values factorized again") {
+  // 2 globals; factor 0: 60 groups x 1 effect; factor 1: 50 groups x 2 effects; a random half of
+  // the level pairs share rows: the fill leaves a dense tail of well over 32 columns, whose block
+  // of Sigma the factor takes by dense algebra, and columns with contiguous rows before it.
+  std::vector<BlockPattern::Factor> factors{{2, 60, 1}, {62, 50, 2}};
+  BlockPattern::Pair pair;
+  pair.f1 = 0;
+  pair.f2 = 1;
+  std::mt19937_64 rng(11);
+  for (std::int32_t a = 0; a < 60; ++a)
+    for (std::int32_t b = 0; b < 50; ++b)
+      if (rng() % 2 == 0) pair.levels.emplace_back(a, b);
+  const auto p = std::make_shared<const BlockPattern>(162, factors, std::vector<BlockPattern::Pair>{pair});
+  vi::SparseFactor f(p);
+  for (unsigned seed : {21u, 22u}) {
+    const Eigen::MatrixXd A = random_spd_on(*p, seed);
+    const Eigen::VectorXd v = values_of(*p, A);
+    REQUIRE(f.factorize(v));
+    const Eigen::MatrixXd Sigma = Eigen::LLT<Eigen::MatrixXd>(A).solve(Eigen::MatrixXd::Identity(162, 162));
+    for (int again = 0; again < 2; ++again) {  // the second time from the kept factor and inverse
+      CAPTURE(again);
+      if (again) REQUIRE(f.factorize(v));
+      Eigen::VectorXd sigma;
+      f.inverse_on_pattern(sigma);
+      double worst = 0.0;
+      for (Index i = 0; i < p->dim(); ++i)
+        for (Index k = 0; k < p->dim(); ++k)
+          if (p->contains(i, k)) worst = std::max(worst, std::abs(sigma[p->slot(i, k)] - Sigma(i, k)));
+      CHECK(worst < 1e-13 * Sigma.cwiseAbs().maxCoeff());
+    }
+  }
+  CHECK(f.dense_tail() >= 32);  // the dense path ran
+  CHECK(f.dense_tail() < 162);   // and the recursion before it
+  // A failed factorization forgets the kept one: the same values as before it are factorized anew.
+  const Eigen::MatrixXd A = random_spd_on(*p, 23);
+  Eigen::MatrixXd bad = A;
+  bad(100, 100) = -1.0;
+  REQUIRE(f.factorize(values_of(*p, A)));
+  CHECK_FALSE(f.factorize(values_of(*p, bad)));
+  REQUIRE(f.factorize(values_of(*p, A)));
+  Eigen::VectorXd sigma;
+  f.inverse_on_pattern(sigma);
+  const Eigen::MatrixXd Sigma = Eigen::LLT<Eigen::MatrixXd>(A).solve(Eigen::MatrixXd::Identity(162, 162));
+  CHECK(std::abs(sigma[p->slot(100, 100)] - Sigma(100, 100)) < 1e-13 * Sigma(100, 100));
+  CHECK(f.log_det() == doctest::Approx(2.0 * Eigen::LLT<Eigen::MatrixXd>(A).matrixLLT().diagonal().array().log().sum())
+                           .epsilon(1e-13));
+}
+
 TEST_CASE("sparse factor: one factor of many groups has no fill beyond the pattern") {
   // 2 globals, 500 groups x 2 effects: AMD eliminates the groups first (an arrowhead).
   const auto p = std::make_shared<const BlockPattern>(1002, std::vector<BlockPattern::Factor>{{2, 500, 2}},
