@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <limits>
 #include <random>
 #include <stdexcept>
 
@@ -171,6 +173,58 @@ TEST_CASE("sparse factor: a dense tail of crossed fill, and the same values fact
   CHECK(std::abs(sigma[p->slot(100, 100)] - Sigma(100, 100)) < 1e-13 * Sigma(100, 100));
   CHECK(f.log_det() == doctest::Approx(2.0 * Eigen::LLT<Eigen::MatrixXd>(A).matrixLLT().diagonal().array().log().sum())
                            .epsilon(1e-13));
+}
+
+TEST_CASE("sparse factor: the dense tail's factorization solves, draws and finds indefinite matrices") {
+  // factor 0: 40 groups x 1 effect, factor 1: 30 groups x 1 effect, a random half of the level
+  // pairs share rows, 3 globals: the Schur complement of the sparse columns is the dense tail.
+  std::vector<BlockPattern::Factor> factors{{3, 40, 1}, {43, 30, 1}};
+  BlockPattern::Pair pair;
+  pair.f1 = 0;
+  pair.f2 = 1;
+  std::mt19937_64 rng(3);
+  for (std::int32_t a = 0; a < 40; ++a)
+    for (std::int32_t b = 0; b < 30; ++b)
+      if (rng() % 2 == 0) pair.levels.emplace_back(a, b);
+  const auto p = std::make_shared<const BlockPattern>(73, factors, std::vector<BlockPattern::Pair>{pair});
+  vi::SparseFactor f(p);
+  CAPTURE(f.dense_tail());
+  REQUIRE(f.dense_tail() >= 32);
+  REQUIRE(f.dense_tail() < 73);
+  CAPTURE(f.dense_update_columns());
+  REQUIRE(f.dense_update_columns() > 0);  // some of the Schur complement by a dense rank update
+  const Eigen::MatrixXd A = random_spd_on(*p, 31);
+  REQUIRE(f.factorize(values_of(*p, A)));
+  const Eigen::LLT<Eigen::MatrixXd> dense(A);
+  CHECK(f.log_det() == doctest::Approx(2.0 * dense.matrixLLT().diagonal().array().log().sum()).epsilon(1e-13));
+  const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(73, -3.0, 1.0);
+  CHECK((f.solve(b) - dense.solve(b)).cwiseAbs().maxCoeff() < 1e-13 * dense.solve(b).cwiseAbs().maxCoeff());
+  const Eigen::MatrixXd Sigma = dense.solve(Eigen::MatrixXd::Identity(73, 73));
+  Eigen::MatrixXd C = Eigen::MatrixXd::Identity(73, 73);
+  f.scale_draws(C);
+  CHECK((C * C.transpose() - Sigma).cwiseAbs().maxCoeff() < 1e-13 * Sigma.cwiseAbs().maxCoeff());
+  // The selected inverse, its widest columns' tail sums by the dense product.
+  Eigen::VectorXd sigma;
+  f.inverse_on_pattern(sigma);
+  double worst = 0.0;
+  for (Index i = 0; i < 73; ++i)
+    for (Index k = 0; k < 73; ++k)
+      if (p->contains(i, k)) worst = std::max(worst, std::abs(sigma[p->slot(i, k)] - Sigma(i, k)));
+  CHECK(worst < 1e-13 * Sigma.cwiseAbs().maxCoeff());
+  // Indefinite by a shift past the smallest eigenvalue: the sparse columns succeed on their own,
+  // the tail's LLT does not (and a shift under it succeeds). Then a NaN value, and the good one.
+  const double lambda_min = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(A).eigenvalues()[0];
+  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(73, 73);
+  CHECK_FALSE(f.factorize(values_of(*p, A - (lambda_min + 1e-6) * I)));
+  CHECK(f.factorize(values_of(*p, A - (lambda_min - 1e-6) * I)));
+  Eigen::VectorXd with_nan = values_of(*p, A);
+  with_nan[p->slot(72, 72)] = std::numeric_limits<double>::quiet_NaN();
+  CHECK_FALSE(f.factorize(with_nan));
+  with_nan = values_of(*p, A);
+  with_nan[p->slot(0, 0)] = std::numeric_limits<double>::quiet_NaN();
+  CHECK_FALSE(f.factorize(with_nan));
+  REQUIRE(f.factorize(values_of(*p, A)));
+  CHECK((f.solve(b) - dense.solve(b)).cwiseAbs().maxCoeff() < 1e-13 * dense.solve(b).cwiseAbs().maxCoeff());
 }
 
 TEST_CASE("sparse factor: one factor of many groups has no fill beyond the pattern") {
