@@ -54,6 +54,33 @@ Eigen::VectorXd values_of(const BlockPattern& p, const Eigen::MatrixXd& A) {
   return v;
 }
 
+// Globals first, then factor 0 (g1 groups x k1 effects) and factor 1 (g2 x k2), a random half of
+// their level pairs sharing rows: crossed fill that AMD gathers into a dense tail.
+std::shared_ptr<const BlockPattern> half_crossed_pattern(Index globals, std::int32_t g1, Index k1, std::int32_t g2,
+                                                         Index k2, unsigned seed) {
+  const Index start2 = globals + g1 * k1;
+  std::vector<BlockPattern::Factor> factors{{globals, g1, k1}, {start2, g2, k2}};
+  BlockPattern::Pair pair;
+  pair.f1 = 0;
+  pair.f2 = 1;
+  std::mt19937_64 rng(seed);
+  for (std::int32_t a = 0; a < g1; ++a)
+    for (std::int32_t b = 0; b < g2; ++b)
+      if (rng() % 2 == 0) pair.levels.emplace_back(a, b);
+  return std::make_shared<const BlockPattern>(start2 + g2 * k2, factors, std::vector<BlockPattern::Pair>{pair});
+}
+
+// The largest error of the factor's selected inverse against Sigma, over the pattern.
+double worst_inverse_error(const vi::SparseFactor& f, const BlockPattern& p, const Eigen::MatrixXd& Sigma) {
+  Eigen::VectorXd sigma;
+  f.inverse_on_pattern(sigma);
+  double worst = 0.0;
+  for (Index i = 0; i < p.dim(); ++i)
+    for (Index k = 0; k < p.dim(); ++k)
+      if (p.contains(i, k)) worst = std::max(worst, std::abs(sigma[p.slot(i, k)] - Sigma(i, k)));
+  return worst;
+}
+
 }  // namespace
 
 TEST_CASE("block pattern: the slots of globals, groups, their cross terms and crossed level pairs") {
@@ -131,15 +158,8 @@ TEST_CASE("sparse factor: a dense tail of crossed fill, and the same values fact
   // 2 globals; factor 0: 60 groups x 1 effect; factor 1: 50 groups x 2 effects; a random half of
   // the level pairs share rows: the fill leaves a dense tail of well over 32 columns, whose block
   // of Sigma the factor takes by dense algebra, and columns with contiguous rows before it.
-  std::vector<BlockPattern::Factor> factors{{2, 60, 1}, {62, 50, 2}};
-  BlockPattern::Pair pair;
-  pair.f1 = 0;
-  pair.f2 = 1;
-  std::mt19937_64 rng(11);
-  for (std::int32_t a = 0; a < 60; ++a)
-    for (std::int32_t b = 0; b < 50; ++b)
-      if (rng() % 2 == 0) pair.levels.emplace_back(a, b);
-  const auto p = std::make_shared<const BlockPattern>(162, factors, std::vector<BlockPattern::Pair>{pair});
+  const auto p = half_crossed_pattern(2, 60, 1, 50, 2, 11);
+  REQUIRE(p->dim() == 162);
   vi::SparseFactor f(p);
   for (unsigned seed : {21u, 22u}) {
     const Eigen::MatrixXd A = random_spd_on(*p, seed);
@@ -149,13 +169,7 @@ TEST_CASE("sparse factor: a dense tail of crossed fill, and the same values fact
     for (int again = 0; again < 2; ++again) {  // the second time from the kept factor and inverse
       CAPTURE(again);
       if (again) REQUIRE(f.factorize(v));
-      Eigen::VectorXd sigma;
-      f.inverse_on_pattern(sigma);
-      double worst = 0.0;
-      for (Index i = 0; i < p->dim(); ++i)
-        for (Index k = 0; k < p->dim(); ++k)
-          if (p->contains(i, k)) worst = std::max(worst, std::abs(sigma[p->slot(i, k)] - Sigma(i, k)));
-      CHECK(worst < 1e-13 * Sigma.cwiseAbs().maxCoeff());
+      CHECK(worst_inverse_error(f, *p, Sigma) < 1e-13 * Sigma.cwiseAbs().maxCoeff());
     }
   }
   CHECK(f.dense_tail() >= 32);  // the dense path ran
@@ -178,15 +192,8 @@ TEST_CASE("sparse factor: a dense tail of crossed fill, and the same values fact
 TEST_CASE("sparse factor: the dense tail's factorization solves, draws and finds indefinite matrices") {
   // factor 0: 40 groups x 1 effect, factor 1: 30 groups x 1 effect, a random half of the level
   // pairs share rows, 3 globals: the Schur complement of the sparse columns is the dense tail.
-  std::vector<BlockPattern::Factor> factors{{3, 40, 1}, {43, 30, 1}};
-  BlockPattern::Pair pair;
-  pair.f1 = 0;
-  pair.f2 = 1;
-  std::mt19937_64 rng(3);
-  for (std::int32_t a = 0; a < 40; ++a)
-    for (std::int32_t b = 0; b < 30; ++b)
-      if (rng() % 2 == 0) pair.levels.emplace_back(a, b);
-  const auto p = std::make_shared<const BlockPattern>(73, factors, std::vector<BlockPattern::Pair>{pair});
+  const auto p = half_crossed_pattern(3, 40, 1, 30, 1, 3);
+  REQUIRE(p->dim() == 73);
   vi::SparseFactor f(p);
   CAPTURE(f.dense_tail());
   REQUIRE(f.dense_tail() >= 32);
@@ -204,13 +211,7 @@ TEST_CASE("sparse factor: the dense tail's factorization solves, draws and finds
   f.scale_draws(C);
   CHECK((C * C.transpose() - Sigma).cwiseAbs().maxCoeff() < 1e-13 * Sigma.cwiseAbs().maxCoeff());
   // The selected inverse, its widest columns' tail sums by the dense product.
-  Eigen::VectorXd sigma;
-  f.inverse_on_pattern(sigma);
-  double worst = 0.0;
-  for (Index i = 0; i < 73; ++i)
-    for (Index k = 0; k < 73; ++k)
-      if (p->contains(i, k)) worst = std::max(worst, std::abs(sigma[p->slot(i, k)] - Sigma(i, k)));
-  CHECK(worst < 1e-13 * Sigma.cwiseAbs().maxCoeff());
+  CHECK(worst_inverse_error(f, *p, Sigma) < 1e-13 * Sigma.cwiseAbs().maxCoeff());
   // Indefinite by a shift past the smallest eigenvalue: the sparse columns succeed on their own,
   // the tail's LLT does not (and a shift under it succeeds). Then a NaN value, and the good one.
   const double lambda_min = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(A).eigenvalues()[0];
