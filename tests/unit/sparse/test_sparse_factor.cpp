@@ -228,6 +228,27 @@ TEST_CASE("sparse factor: the dense tail's factorization solves, draws and finds
   CHECK((f.solve(b) - dense.solve(b)).cwiseAbs().maxCoeff() < 1e-13 * dense.solve(b).cwiseAbs().maxCoeff());
 }
 
+TEST_CASE("sparse factor: all globals is one dense tail; a single coordinate is one column") {
+  for (Index dim : {Index{1}, Index{5}, Index{40}}) {
+    CAPTURE(dim);
+    const auto p = std::make_shared<const BlockPattern>(dim, std::vector<BlockPattern::Factor>{},
+                                                        std::vector<BlockPattern::Pair>{});
+    vi::SparseFactor f(p);
+    CHECK(f.dense_tail() == (dim >= 32 ? dim : 0));
+    const Eigen::MatrixXd A = random_spd_on(*p, 41);
+    REQUIRE(f.factorize(values_of(*p, A)));
+    const Eigen::LLT<Eigen::MatrixXd> dense(A);
+    CHECK(f.log_det() == doctest::Approx(2.0 * dense.matrixLLT().diagonal().array().log().sum()).epsilon(1e-13));
+    const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(dim, 1.0, 2.0);
+    CHECK((f.solve(b) - dense.solve(b)).cwiseAbs().maxCoeff() < 1e-13);
+    const Eigen::MatrixXd Sigma = dense.solve(Eigen::MatrixXd::Identity(dim, dim));
+    CHECK(worst_inverse_error(f, *p, Sigma) < 1e-13 * Sigma.cwiseAbs().maxCoeff());
+    Eigen::MatrixXd bad = A;
+    bad(dim - 1, dim - 1) = -1.0;
+    CHECK_FALSE(f.factorize(values_of(*p, bad)));
+  }
+}
+
 TEST_CASE("sparse factor: one factor of many groups has no fill beyond the pattern") {
   // 2 globals, 500 groups x 2 effects: AMD eliminates the groups first (an arrowhead).
   const auto p = std::make_shared<const BlockPattern>(1002, std::vector<BlockPattern::Factor>{{2, 500, 2}},
