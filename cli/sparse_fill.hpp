@@ -32,9 +32,9 @@ struct SparseFill {
 
 // How many factors' worth of fill-in the fit holds at once, each factor at kBytesPerFactorNonzero
 // a non-zero: the exact method's one, the Monte Carlo step's three (q's; the step's new precision
-// Lambda'; the floor's Lambda' - Lambda / 4: natural_sparse_step.hpp), and for the factor whose
-// selected inverse is taken, the dense tail's two m x m matrices (sparse_factor.hpp), at most 32
-// bytes a non-zero of the tail: 1.6 factors more.
+// Lambda'; the floor's Lambda' - Lambda / 4: natural_sparse_step.hpp), and the dense tail's two
+// m x m scratch matrices that a thread's factors share (inference/sparse/tail_scratch.hpp), 32
+// bytes a non-zero of the tail at most: 1.6 factors more.
 double sparse_factors_held(const spec::Config& config);
 
 // Collective. `memory` is this rank's verdict (its budget less its estimate is what the fill-in

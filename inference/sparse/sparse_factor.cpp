@@ -171,11 +171,7 @@ bool SparseFactor::factorize_dense_tail(const Eigen::VectorXd& values) {
   if (w > 0) {
     if (B.rows() != m || B.cols() != m) B.resize(m, m);
     Eigen::Map<Eigen::MatrixXd> W(B.data(), m, w);
-    W.setZero();
-    for (Index c = 0; c < w; ++c) {
-      const int k = dense_columns_[static_cast<std::size_t>(c)];
-      for (int p = tail_begin_[static_cast<std::size_t>(k)]; p < Lp[k + 1]; ++p) W(Li[p] - t, c) = Lx[p];
-    }
+    gather_dense_columns(W);
     S.selfadjointView<Eigen::Lower>().rankUpdate(W, -1.0);
   }
   // The others', column k's rows in the tail pair by pair: one update to column Li[b] of S each.
@@ -187,9 +183,9 @@ bool SparseFactor::factorize_dense_tail(const Eigen::VectorXd& values) {
     }
     const int end = Lp[k + 1];
     for (int b = tail_begin_[static_cast<std::size_t>(k)]; b < end; ++b) {
-      double* col = S.col(Li[b] - t).data() - t;
+      double* col = S.col(Li[b] - t).data();
       const double lb = Lx[b];
-      for (int a = b; a < end; ++a) col[Li[a]] -= Lx[a] * lb;
+      for (int a = b; a < end; ++a) col[Li[a] - t] -= Lx[a] * lb;
     }
   }
   // L22 L22' = S by Eigen's blocked LLT, in place; its pivots must be positive and finite.
@@ -200,6 +196,17 @@ bool SparseFactor::factorize_dense_tail(const Eigen::VectorXd& values) {
     for (Index r = j; r < m; ++r) dst[r - j] = S(r, j);
   }
   return true;
+}
+
+void SparseFactor::gather_dense_columns(Eigen::Map<Eigen::MatrixXd>& W) const {
+  const int* Lp = L_.outerIndexPtr();
+  const int* Li = L_.innerIndexPtr();
+  const double* Lx = L_.valuePtr();
+  W.setZero();
+  for (Index c = 0; c < W.cols(); ++c) {
+    const int k = dense_columns_[static_cast<std::size_t>(c)];
+    for (int p = tail_begin_[static_cast<std::size_t>(k)]; p < Lp[k + 1]; ++p) W(Li[p] - tail_, c) = Lx[p];
+  }
 }
 
 double SparseFactor::log_det() const {

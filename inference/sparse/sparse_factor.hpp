@@ -43,9 +43,9 @@ class SparseFactor {
   const BlockPattern& pattern() const { return *pattern_; }
   const std::shared_ptr<const BlockPattern>& shared_pattern() const { return pattern_; }
   // Factorizes the matrix whose values on the pattern are `values`; false when it is not
-  // positive definite or a pivot is not finite (then nothing but another factorize() may be called). The same values as
-  // the last factorization's keep it, and the inverse on the pattern once computed: the Monte Carlo
-  // step asks q's factor for q's precision in its draws, its closed-form part and its stopping
+  // positive definite or a pivot is not finite (then nothing but another factorize() may be
+  // called). The same values as the last factorization's keep it, and the inverse on the pattern
+  // once computed: the Monte Carlo step asks q's factor for q's precision in its draws, its closed-form part and its stopping
   // rule's sds (6 factorizations and 3 selected inversions a step before, each of 0.2 to 0.5 s on
   // lme4's InstEval, where the crossed factors' fill makes a dense tail of 739 columns).
   bool factorize(const Eigen::VectorXd& values);
@@ -80,6 +80,9 @@ class SparseFactor {
   // factorize()'s arithmetic on the columns before the tail, then on the tail.
   bool factorize_sparse_columns(const Eigen::VectorXd& values);
   bool factorize_dense_tail(const Eigen::VectorXd& values);
+  // W (m x dense_columns_): the widest columns' rows in the tail, zero elsewhere, for the
+  // factorization's rank update and the inverse's product with Z22.
+  void gather_dense_columns(Eigen::Map<Eigen::MatrixXd>& W) const;
   static constexpr Index kDenseTail = 32;
 
   std::shared_ptr<const BlockPattern> pattern_;

@@ -43,11 +43,7 @@ void SparseFactor::inverse_on_pattern(Eigen::VectorXd& sigma) const {
     if (w > 0) {
       Eigen::MatrixXd& B = tail_scratch().b;
       Eigen::Map<Eigen::MatrixXd> W(B.data(), m, w), Y(B.data() + m * w, m, w);
-      W.setZero();
-      for (Index c = 0; c < w; ++c) {
-        const int k = dense_columns_[static_cast<std::size_t>(c)];
-        for (int p = tail_begin_[static_cast<std::size_t>(k)]; p < Lp[k + 1]; ++p) W(Li[p] - tail_, c) = Lx[p];
-      }
+      gather_dense_columns(W);
       Y.noalias() = tail_scratch().a.selfadjointView<Eigen::Lower>() * W;
     }
     Index dense = w - 1;  // the widest columns are met from the last
@@ -63,7 +59,7 @@ void SparseFactor::inverse_on_pattern(Eigen::VectorXd& sigma) const {
       const double* y = nullptr;
       if (dense >= 0 && dense_columns_[static_cast<std::size_t>(dense)] == j) {
         stop = tail_begin_[static_cast<std::size_t>(j)];
-        y = tail_scratch().b.data() + m * w + m * dense - tail_;
+        y = tail_scratch().b.data() + m * w + m * dense;  // Y's column, by row - tail_
         --dense;
       }
       for (Index a = d + 1; a < end; ++a) acc_[a - d] = 0.0;
@@ -89,7 +85,7 @@ void SparseFactor::inverse_on_pattern(Eigen::VectorXd& sigma) const {
         }
         acc_[a - d] += sa;
       }
-      for (Index a = stop; a < end; ++a) acc_[a - d] += y[Li[a]];
+      for (Index a = stop; a < end; ++a) acc_[a - d] += y[Li[a] - tail_];
       for (Index a = d + 1; a < end; ++a) z_[a] = -acc_[a - d] / ljj;
       double s = 0.0;
       for (Index b = d + 1; b < end; ++b) s += Lx[b] * z_[b];
