@@ -222,16 +222,9 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
         .mark_collective();
   }
   const models::ParameterLayout& layout = problem.model.layout();
-  // The natural optimizer's summary ELBO from the output draws (final_elbo_draws null): unless
-  // they are too few, or a block's summaries (correlations, ordered cutpoints) come from the
-  // ELBO's draws and want more of them.
   const bool elbo_from_output =
-      !exact && config.inference.final_elbo_automatic && config.inference.optimizer.name == "natural" &&
-      config.inference.output_draws >= 1000 && [&] {
-        for (const auto& t : layout.column_transforms())
-          if (ad::is_block_transform(t)) return false;
-        return true;
-      }();
+      vi::elbo_from_output_draws(!exact, config.inference.final_elbo_automatic, config.inference.optimizer.name,
+                                 config.inference.output_draws, layout.has_block_transform());
   const vi::FinalReport final =
       exact ? vi::report_final_exact(log_joint, *run.q, seed, exact->elbo, exact->elbo_se,
                                      config.inference.final_elbo_draws, config.inference.output_draws)

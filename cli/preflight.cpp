@@ -6,6 +6,7 @@
 #include "common/memory_limits.hpp"
 #include "common/read_file.hpp"
 #include "inference/checkpoint.hpp"
+#include "inference/final_approximation.hpp"
 #include "inference/reduce/collective_error.hpp"
 
 namespace bvi::cli {
@@ -74,6 +75,7 @@ vi::RunSizes fit_run_sizes(const models::ProblemShape& shape, int threads, const
   s.group_factors = shape.group_factors;
   s.group_slopes = shape.group_slopes;
   s.group_effects = shape.group_effects;
+  s.chunk_parameters = shape.chunk_parameters;
   s.sparse_values = shape.sparse_values;
   s.sparse_chunk_values = shape.sparse_chunk_values;
   s.sparse_probes = shape.sparse_probes;
@@ -91,6 +93,8 @@ vi::RunSizes fit_run_sizes(const models::ProblemShape& shape, int threads, const
   s.elbo_samples = inf.elbo_samples;
   s.final_elbo_draws = inf.final_elbo_draws;
   s.output_draws = inf.output_draws;
+  s.final_from_output = vi::elbo_from_output_draws(inf.method != "exact", inf.final_elbo_automatic,
+                                                   inf.optimizer.name, inf.output_draws, shape.block_transforms);
   s.sample_draws = shape.sample_draws;
   s.sampled_widths.assign(shape.sampled_widths.begin(), shape.sampled_widths.end());
   s.threads = threads;

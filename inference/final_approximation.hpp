@@ -4,6 +4,7 @@
 // the importance ratios p/q (Yao et al. 2018).
 #include <Eigen/Core>
 #include <cstdint>
+#include <string>
 
 #include "inference/diagnostics/psis.hpp"
 #include "inference/elbo.hpp"
@@ -11,6 +12,16 @@
 #include "inference/log_density.hpp"
 
 namespace bvi::vi {
+
+// Whether the summary's ELBO comes from the output draws (report_final_from_output) rather than
+// final_elbo_draws fresh ones: the Monte Carlo method's natural optimizer with final_elbo_draws
+// automatic and at least 1000 output draws, unless a parameter block's summaries (correlations,
+// ordered cutpoints: a block transform) come from the ELBO's draws and want more of them. What the
+// fit does and what its memory estimate counts.
+inline bool elbo_from_output_draws(bool monte_carlo, bool final_elbo_automatic, const std::string& optimizer,
+                                   long long output_draws, bool block_transforms) {
+  return monte_carlo && final_elbo_automatic && optimizer == "natural" && output_draws >= 1000 && !block_transforms;
+}
 
 struct OutputDraws {
   Eigen::MatrixXd zeta;   // S x P, unconstrained

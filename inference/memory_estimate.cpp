@@ -99,12 +99,20 @@ void monte_carlo_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   // Gradient passes of draws_per_step draws (and the probes'); the ELBO's and the final report's
   // passes are values only.
   const double B = d(std::min(std::max(s.draws_per_step, probe_rows), kLogJointBatch));
-  const long long final_draws = std::max(s.final_elbo_draws, s.output_draws);
+  const long long final_draws = s.final_from_output ? s.output_draws : std::max(s.final_elbo_draws, s.output_draws);
   // (The crossed factors' packed pair entries, at most the pattern's chunk values, share the slots.)
+  // With grouping factors a gradient pass's slot holds a chunk's own columns (chunk_columns.hpp),
+  // which also keeps a 4-byte chunk level per row and factor, every chunk's levels (4 bytes each,
+  // fewer than its columns) and, per thread, the chunk's columns of the draws.
+  const double Pc = s.chunk_parameters > 0 ? std::min(P, d(s.chunk_parameters)) : P;
   reducer_term(s,
-               std::max({B + B * P, d(std::min(std::max(s.elbo_samples, final_draws), kLogJointBatch)),
+               std::max({B + B * Pc, d(std::min(std::max(s.elbo_samples, final_draws), kLogJointBatch)),
                          sparse ? d(s.sparse_chunk_values) : 0.0}),
-               "reducer slots (per chunk: draws x (P + 1))", out);
+               "reducer slots (per chunk: draws x (a chunk's columns + 1))", out);
+  if (s.group_factors > 0)
+    out.push_back({"chunk columns (levels per row and factor and per chunk, draws per thread)", Phase::run,
+                   4.0 * d(s.rows) * d(s.group_factors) + 4.0 * d(s.chunks_total) * Pc +
+                       d(s.threads) * B * Pc * kDouble});
   // The log joint's tapes and buffers stay from the first step to the end. Under the sparse family
   // its passes are values only (the draws, the ELBO, the final report): the gradients are the
   // sparse step's own log joint's, of the likelihood alone (the prior in closed form), as long.
@@ -160,6 +168,12 @@ void monte_carlo_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   // their constrained values beside the draws.csv text. Measured (categorical_logit, P = 642,
   // meanfield): the peak grows by 1.1 to 1.8 F x P doubles per final draw, not 3.
   const double F = d(s.final_elbo_draws), O = d(s.output_draws);
+  if (s.final_from_output) {
+    // report_final_from_output: the output draws alone, as report_final_exact's (below).
+    out.push_back({"final draws and the draws.csv text", Phase::final,
+                   std::max(3 * O * P * kDouble, 2 * O * P * kDouble + draws_text(s)) + 3 * O * kDouble});
+    return;
+  }
   out.push_back(
       {"final draws and the draws.csv text", Phase::final,
        std::max({2 * F * P * kDouble, (F + 3 * O) * P * kDouble, (F + 2 * O) * P * kDouble + draws_text(s)}) +

@@ -43,6 +43,10 @@ struct RunSizes {
   long long group_factors = 0;
   long long group_slopes = 0;
   long long group_effects = 0;
+  // The log joint's gradient columns of one chunk (models/chunk_columns.hpp), at most: the
+  // columns before the group effects and, per factor, min(rows of a chunk, groups) levels' K.
+  // 0: the parameters.
+  long long chunk_parameters = 0;
   long long sparse_values = 0;        // the sparse family's values on its precision pattern (at most)
   long long sparse_chunk_values = 0;  // ... in one chunk's packed partial sums (at most)
   long long sparse_probes = 0;        // the Monte Carlo sparse step's Hessian-vector products per draw
@@ -61,6 +65,9 @@ struct RunSizes {
   long long elbo_samples = 100;
   long long final_elbo_draws = 4000;
   long long output_draws = 1000;
+  // monte_carlo: the summary's ELBO from the output draws, no final_elbo_draws drawn
+  // (vi::elbo_from_output_draws).
+  bool final_from_output = false;
   // The exact method's sample-average prior terms (models/expected_prior.hpp): their fixed draws,
   // and the columns each term reads.
   long long sample_draws = 0;

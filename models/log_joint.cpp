@@ -54,11 +54,20 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
     head = model_.log_prior_terms(params, options_.sampled_prior_terms);
   }
 
-  // Likelihood: the rows this process holds, block by block, each chunk into its own slot.
-  const Index len = grad ? S + S * P : S;
+  // Likelihood: the rows this process holds, block by block, each chunk into its own slot. A
+  // gradient pass with grouping factors differentiates each chunk's own columns (ChunkColumns):
+  // the slot holds S x width(chunk) of them, added to the S x P total at the model's columns.
+  if (grad && data_.n_groups > 0 && !columns_) {
+    columns_ = std::make_unique<ChunkColumns>(model_.layout(), data_, reducer_);
+    chunk_values_.resize(tapes_.size());
+  }
+  const ChunkColumns* columns = grad ? columns_.get() : nullptr;
+  const Index total_len = grad ? S + S * P : S;
+  const Index len = columns ? S + S * columns->max_width() : total_len;
   // Grows to the largest request and stays: value-only and gradient passes alternate in a run,
   // and resizing to each one's length would reallocate every time.
-  if (total_.size() < len) total_.resize(len);
+  if (total_.size() < total_len) total_.resize(total_len);
+  total_.head(total_len).setZero();
   // What the row-block work needs, behind one pointer: a lambda capturing all of it by
   // reference would not fit std::function's small buffer and would allocate on every call.
   struct BlockWork {
@@ -66,7 +75,9 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
     const double* param_vals;
     Index S, P;
     bool grad;
-  } ctx{*this, params.val_data(), S, P, grad != nullptr};
+    const ChunkColumns* columns;
+    Index total_len;
+  } ctx{*this, params.val_data(), S, P, grad != nullptr, columns, total_len};
   reducer_.sum(
       len,
       [w = &ctx](int thread, Index chunk, double* partial) {
@@ -74,21 +85,43 @@ void LogJoint<T>::evaluate_batch(const Eigen::Ref<const Eigen::MatrixXd>& theta,
         const reduce::ShardPlan& plan = lj.reducer_.plan();
         const Likelihood& lik = lj.model_.likelihood();
         ad::Tape& tape = *lj.tapes_[thread];
-        const Index S = w->S, P = w->P;
+        const Index S = w->S;
         const DataView<T>& dv = lj.data_;
         const auto [begin, end] = dv.chunk_rows(plan, chunk);
+        // The chunk's own columns of the draws (grows once per thread to the widest chunk's).
+        const double* vals = w->param_vals;
+        Index P = w->P;
+        if (w->columns) {
+          P = w->columns->width(chunk);
+          Eigen::VectorXd& buf = lj.chunk_values_[static_cast<std::size_t>(thread)];
+          if (buf.size() < S * w->columns->max_width()) buf.resize(S * w->columns->max_width());
+          w->columns->gather(chunk, w->param_vals, S, buf.data());
+          vals = buf.data();
+        }
         for (Index local = begin; local < end; local += plan.block_rows) {
           const Index m = std::min(plan.block_rows, end - local);
           DataBlock<T> block = dv.block(local, m);
           if (lj.log_constants_.size()) block.log_constant = lj.log_constants_.data() + local;
+          if (w->columns) {
+            block.local_level = w->columns->local_levels();
+            block.local_groups = w->columns->local_groups(chunk);
+          }
           tape.rewind();
-          ad::Var p = w->grad ? tape.leaf(w->param_vals, partial + S, S, P) : tape.constant(w->param_vals, S, P);
+          ad::Var p = w->grad ? tape.leaf(vals, partial + S, S, P) : tape.constant(vals, S, P);
           ad::Var ll = lik.log_lik(p, block);
           if (w->grad) tape.backward(ll);
           Eigen::Map<Eigen::ArrayXd>(partial, S) += ll.val().col(0);
         }
       },
-      total_.data(),
+      [w = &ctx](Index chunk, const double* slot) {
+        double* total = w->self.total_.data();
+        if (!w->columns) {
+          Eigen::Map<Eigen::ArrayXd>(total, w->total_len) += Eigen::Map<const Eigen::ArrayXd>(slot, w->total_len);
+          return;
+        }
+        Eigen::Map<Eigen::ArrayXd>(total, w->S) += Eigen::Map<const Eigen::ArrayXd>(slot, w->S);
+        w->columns->add(chunk, slot + w->S, w->S, total + w->S);
+      },
       // logits and their backward pass: about 2 (value) or 4 (gradient) flops per draw, row, feature
       // or group effect
       (grad ? 4.0 : 2.0) * static_cast<double>(S) * static_cast<double>(data_.rows) *

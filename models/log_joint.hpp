@@ -1,7 +1,9 @@
 #pragma once
 // The batched ("vmapped") log joint: log p(data, theta) for S parameter draws at once, and its
 // S x P gradient, summed over the data in fixed-size row blocks (memory O(S x block), not
-// O(S x N)) through a ChunkReducer that makes the sum independent of threads and ranks.
+// O(S x N)) through a ChunkReducer that makes the sum independent of threads and ranks. With
+// grouping factors a chunk's gradient is over its own columns (models/chunk_columns.hpp): the
+// levels its rows have, not every group.
 #include <Eigen/Core>
 #include <memory>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "inference/ad/tape.hpp"
 #include "inference/log_density.hpp"
 #include "inference/reduce/chunk_reducer.hpp"
+#include "models/chunk_columns.hpp"
 #include "models/data_view.hpp"
 #include "models/model.hpp"
 
@@ -73,6 +76,10 @@ class LogJoint final : public vi::LogDensity {
   Eigen::MatrixXd theta_buf_, grad_buf_;          // the batch, column-major S x P
   Eigen::VectorXd total_;                         // reduced [lp (S), d lik / d params (S x P)]
   Eigen::VectorXd log_constants_;                 // the likelihood's data-only terms per row, or empty
+  // With grouping factors, each chunk's columns, made at the first gradient pass (an exact fit's
+  // value-only passes never need them), and per thread its chunk's S x width values.
+  std::unique_ptr<ChunkColumns> columns_;
+  std::vector<Eigen::VectorXd> chunk_values_;
   Index group_effects_ = 0;                       // sum over grouping factors of K
 };
 

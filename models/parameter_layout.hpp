@@ -61,6 +61,12 @@ class ParameterLayout {
       for (Index i = 0; i < b.size; ++i) out.push_back(b.transforms.empty() ? b.transform : b.transforms[i]);
     return out;
   }
+  // Whether a block's columns share one transform (cholesky_corr, ordered).
+  bool has_block_transform() const {
+    for (const auto& t : column_transforms())
+      if (ad::is_block_transform(t)) return true;
+    return false;
+  }
   bool all_unconstrained() const {
     for (const auto& t : column_transforms())
       if (t.bound != ad::Bound::none) return false;

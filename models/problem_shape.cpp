@@ -68,12 +68,14 @@ void set_sparse_sizes(ProblemShape& s, const Model& model) {
       s.group_factors > 0
           ? std::max<std::size_t>(1, groups.size() / static_cast<std::size_t>(s.group_factors))
           : 1;
+  s.chunk_parameters = n_global;
   s.sparse_values = n_global * n_global;
   s.sparse_chunk_values = n_global * n_global;
   s.sparse_probes = model.sparse_probes();
   s.sparse_factor_pairs = 0;
   for (std::size_t f = 0; f < groups.size(); ++f) {
     const Index K = groups[f].effects, G = groups[f].groups;
+    s.chunk_parameters += std::min(chunk, G) * K;
     s.sparse_values += G * K * (K + n_global);
     s.sparse_chunk_values += std::min(chunk, G) * K * (K + n_global);
     for (std::size_t f2 = f + 1; f2 < groups.size(); ++f2) {
@@ -153,6 +155,7 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
         std::any_of(groups.begin(), groups.end(), [](const GroupPrior& g) { return g.L_offset < 0; });
     spec::resolve_automatic(s.config, s.dim, s.total_rows, group_scales, sparse_family_fits(model));
     refuse_unfit_sparse(s.config, model);
+    s.block_transforms = model.layout().has_block_transform();
     set_sparse_sizes(s, model);
     set_sample_sizes(s, model);
     return s;

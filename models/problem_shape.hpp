@@ -36,6 +36,9 @@ struct ProblemShape {
   Index group_factors = 0;
   Index group_slopes = 0;
   Index group_effects = 0;
+  // The log joint's gradient columns of one chunk (models/chunk_columns.hpp), at most: the columns
+  // before the group effects and, per factor, min(rows of a chunk, groups) levels' effects.
+  Index chunk_parameters = 0;
   // The sparse family's values on its precision pattern (inference/sparse/block_pattern.hpp), at
   // most: the globals' block, each effect with its group's effects and every global, and for two
   // factors one block per row at most (their level pairs are known only once the rows are read).
@@ -49,6 +52,9 @@ struct ProblemShape {
   // ... and its pairs of factors that may be crossed (not one factor's categories), whose pair
   // entries come from the rows' curvature (models/crossed_curvature.hpp: a slot per row and pair).
   Index sparse_factor_pairs = 0;
+  // Whether the layout has a block transform (correlations, ordered cutpoints; the final report's
+  // choice of draws, vi::elbo_from_output_draws).
+  bool block_transforms = false;
   // The exact method's sample-average prior terms under the resolved family: their fixed draws and
   // the columns each reads (models/expected_prior.hpp); empty for the Monte Carlo method.
   Index sample_draws = 0;
@@ -57,9 +63,9 @@ struct ProblemShape {
 
 // Sets the sample-average sizes of `s` (its config resolved) for `model`.
 void set_sample_sizes(ProblemShape& s, const Model& model);
-// Sets the sparse family's sizes of `s` (sparse_values, sparse_chunk_values, sparse_probes,
-// sparse_factor_pairs; its
-// dim, total_rows, plan and group_factors set) for `model`.
+// Sets the per-chunk and the sparse family's sizes of `s` (chunk_parameters, sparse_values,
+// sparse_chunk_values, sparse_probes, sparse_factor_pairs; its dim, total_rows, plan and
+// group_factors set) for `model`.
 void set_sparse_sizes(ProblemShape& s, const Model& model);
 
 // Errors as load_problem's for the header and the categorical columns (66 for the file, 65 for its
@@ -93,6 +99,7 @@ ProblemShape shape_of(const Problem<T>& p) {
     s.group_slopes += g.slopes.cols();
     s.group_effects += g.groups() * g.effects();
   }
+  s.block_transforms = p.model.layout().has_block_transform();
   set_sparse_sizes(s, p.model);
   set_sample_sizes(s, p.model);
   return s;

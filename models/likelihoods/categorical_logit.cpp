@@ -23,6 +23,7 @@ CategoricalLogit::CategoricalLogit(const ParameterLayout& layout, bool /*fused: 
   // category-major: category c's effects are the run of size / C columns from offset + c size / C.
   for (const auto& b : layout.blocks())
     if (b.name.compare(0, 2, "r_") == 0) r_blocks_.push_back({b.offset, b.size});
+  r_start_ = group_effects_start(layout, name());
 }
 
 // An integer category 1, 2, ...: K is the largest in the data unless the config gives it.
@@ -56,11 +57,13 @@ const ad::Var* CategoricalLogit::group_effects(const ad::Var& params, const Data
   for (Index c = 0; c < C; ++c) {
     for (int f = 0; f < block.n_groups; ++f) {
       const data::GroupData<T>& g = block.groups[f];
-      const auto [offset, size] = r_blocks_[static_cast<std::size_t>(f)];
-      if (size != C * g.groups() * g.effects()) throw std::logic_error("r_" + g.ident + " has the wrong size");
+      if (r_blocks_[static_cast<std::size_t>(f)].second != C * g.groups() * g.effects())
+        throw std::logic_error("r_" + g.ident + " has the wrong size");
+      const GroupTermColumns cols = group_term_columns(r_start_, block, f, C);
+      const Index width = cols.groups * g.effects();  // one category's
       ad::GroupTermRows<T>* t = new (terms + f) ad::GroupTermRows<T>();
-      t->r = params.cols(offset + c * (size / C), size / C);
-      t->level = g.level.data() + block.first_local;
+      t->r = params.cols(cols.offset + c * width, width);
+      t->level = cols.level;
       t->n_slopes = g.slopes.cols();
       t->slopes = t->n_slopes > 0 ? g.slopes.data() + block.first_local * t->n_slopes : nullptr;
       t->intercept = g.intercept;

@@ -40,8 +40,9 @@ class CategoricalLogit final : public Likelihood {
 
   Index alpha_offset_ = -1;  // -1: no intercepts
   Index beta_offset_ = 0, beta_size_ = 0;
-  int categories_ = 0, reference_ = 1;
-  std::vector<std::pair<Index, Index>> r_blocks_;  // per grouping factor: r_F's offset and size  // categories_ 0: not known (the data reader's probe)
+  int categories_ = 0, reference_ = 1;  // categories_ 0: not known (the data reader's probe)
+  std::vector<std::pair<Index, Index>> r_blocks_;  // per grouping factor: r_F's offset and size
+  Index r_start_ = 0;                              // the first one's offset (group_effects_start)
 };
 
 }  // namespace bvi::models

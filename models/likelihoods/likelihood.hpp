@@ -64,6 +64,11 @@ struct DataBlock {
   const data::GroupData<T>* groups = nullptr;
   int n_groups = 0;
   Index first_local = 0;
+  // A chunk's own columns (models/chunk_columns.hpp), when not null: the params hold each factor
+  // f's effects for local_groups[f] levels only, and row n's level in that numbering is
+  // local_level[f][first_local + n] (group_term_columns in models/likelihoods/linear_predictor.hpp).
+  const std::int32_t* const* local_level = nullptr;
+  const Index* local_groups = nullptr;
 };
 
 // Under a Gaussian q the linear predictor of row i, offset included, is eta_i ~ N(mean_i, var_i):

@@ -16,6 +16,19 @@ LinearPredictor::LinearPredictor(const ParameterLayout& layout, const std::strin
   // The group effects' blocks, in the order of the model's group terms (Model::build).
   for (const auto& b : layout.blocks())
     if (b.name.compare(0, 2, "r_") == 0) r_blocks_.push_back({b.offset, b.size});
+  r_start_ = group_effects_start(layout, likelihood);
+}
+
+Index group_effects_start(const ParameterLayout& layout, const std::string& likelihood) {
+  Index start = layout.dim(), end = -1;
+  for (const auto& b : layout.blocks()) {
+    const bool r = b.name.compare(0, 2, "r_") == 0;
+    if (r && end < 0) start = end = b.offset;
+    if (end >= 0 && (!r || b.offset != end))
+      throw std::logic_error(likelihood + ": the layout's group effects are not its last blocks, in one run");
+    if (r) end += b.size;
+  }
+  return start;
 }
 
 template <class T>
@@ -27,11 +40,12 @@ ad::Var LinearPredictor::group_effects(const ad::Var& params, const DataBlock<T>
   auto* terms = tape.arena().allocate_array<ad::GroupTermRows<T>>(static_cast<std::size_t>(block.n_groups));
   for (int f = 0; f < block.n_groups; ++f) {
     const data::GroupData<T>& g = block.groups[f];
-    const auto [offset, size] = r_blocks_[static_cast<std::size_t>(f)];
-    if (size != g.groups() * g.effects()) throw std::logic_error("r_" + g.ident + " has the wrong size");
+    if (r_blocks_[static_cast<std::size_t>(f)].second != g.groups() * g.effects())
+      throw std::logic_error("r_" + g.ident + " has the wrong size");
+    const GroupTermColumns cols = group_term_columns(r_start_, block, f, 1);
     ad::GroupTermRows<T>* t = new (terms + f) ad::GroupTermRows<T>();
-    t->r = params.cols(offset, size);
-    t->level = g.level.data() + block.first_local;
+    t->r = params.cols(cols.offset, cols.groups * g.effects());
+    t->level = cols.level;
     t->n_slopes = g.slopes.cols();
     t->slopes = t->n_slopes > 0 ? g.slopes.data() + block.first_local * t->n_slopes : nullptr;
     t->intercept = g.intercept;
@@ -79,9 +93,10 @@ void LinearPredictor::values(const Eigen::Ref<const Eigen::MatrixXd>& params, co
     for (Index n = 0; n < m; ++n) eta.col(n).array() += block.offset[n];
   for (int f = 0; f < block.n_groups; ++f) {
     const data::GroupData<T>& g = block.groups[f];
-    const Index offset = r_blocks_[static_cast<std::size_t>(f)].first, K = g.effects();
+    const GroupTermColumns cols = group_term_columns(r_start_, block, f, 1);
+    const Index K = g.effects();
     for (Index n = 0; n < m; ++n) {
-      const Index row = block.first_local + n, col = offset + g.level[static_cast<std::size_t>(row)] * K;
+      const Index row = block.first_local + n, col = cols.offset + cols.level[n] * K;
       Index k = 0;
       if (g.intercept) eta.col(n) += params.col(col + k++);
       for (Index j = 0; k < K; ++j, ++k) eta.col(n) += static_cast<double>(g.slopes(row, j)) * params.col(col + k);

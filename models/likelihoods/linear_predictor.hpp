@@ -15,6 +15,34 @@
 
 namespace bvi::models {
 
+// Where grouping factor f's effects sit in the params a likelihood gets for `block`: their first
+// column, the levels they hold (categories x groups x K columns from offset, category-major, each
+// level's K effects together) and the block's rows' levels in that numbering. The model's columns
+// (every level, the r blocks one after another from r_start, as Model::build lays them out) or,
+// with block.local_level, a chunk's (models/chunk_columns.hpp). `categories`: those with effects of
+// their own (categorical_logit's K - 1, else 1).
+struct GroupTermColumns {
+  Index offset = 0;
+  Index groups = 0;
+  const std::int32_t* level = nullptr;
+};
+
+template <class T>
+GroupTermColumns group_term_columns(Index r_start, const DataBlock<T>& block, int f, Index categories) {
+  GroupTermColumns out;
+  out.offset = r_start;
+  for (int e = 0; e < f; ++e)
+    out.offset += categories * (block.local_groups ? block.local_groups[e] : block.groups[e].groups()) *
+                  block.groups[e].effects();
+  out.groups = block.local_groups ? block.local_groups[f] : block.groups[f].groups();
+  out.level = (block.local_level ? block.local_level[f] : block.groups[f].level.data()) + block.first_local;
+  return out;
+}
+
+// The first column of the layout's group effects, its r blocks, after checking that they are its
+// last blocks, one after another (what group_term_columns reads); layout.dim() without groups.
+Index group_effects_start(const ParameterLayout& layout, const std::string& likelihood);
+
 class LinearPredictor {
  public:
   // `likelihood` names the caller in the error for a layout without beta (a programming error).
@@ -70,6 +98,7 @@ class LinearPredictor {
   Index beta_offset_ = 0, beta_size_ = 0;
   Index alpha_offset_ = -1;  // -1: no intercept
   std::vector<std::pair<Index, Index>> r_blocks_;  // per grouping factor: r_F's offset and size
+  Index r_start_ = 0;                              // the first one's offset (group_effects_start)
 };
 
 }  // namespace bvi::models

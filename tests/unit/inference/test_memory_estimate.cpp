@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "inference/memory_estimate.hpp"
@@ -281,6 +282,25 @@ TEST_CASE("categorical_logit's tapes hold each non-reference category's arrays")
     const double per_thread = 0.5 * mib + static_cast<double>(C) * (B * D * 8 + B * R * 8 + 2 * B * R * 8);
     CHECK(term(estimate_memory(s), "AD tapes") == doctest::Approx(2 * per_thread).epsilon(1e-12));
   }
+}
+
+TEST_CASE("with grouping factors the Monte Carlo reducer slots hold a chunk's own columns") {
+  // 10^5 rows in 49 chunks, one factor of 50,000 groups (P = 50,101): a chunk's columns are the 101
+  // others and at most its 2048 rows' levels.
+  RunSizes s = sizes();
+  s.draws_per_step = 64;
+  s.parameters = 50101;
+  s.group_factors = 1;
+  s.group_effects = 50000;
+  const double whole = term(estimate_memory(s), "reducer slots");
+  s.chunk_parameters = 101 + 2048;
+  const MemoryEstimate e = estimate_memory(s);
+  // (chunks + 1) slots of B (P_c + 1) doubles, each rounded up to 8.
+  const double len = 64.0 + 64.0 * 2149;
+  CHECK(term(e, "reducer slots") == doctest::Approx(50.0 * std::ceil(len / 8) * 8 * 8).epsilon(1e-12));
+  CHECK(term(e, "reducer slots") < whole / 20);
+  // Levels per row, every chunk's levels (at most its columns) and a thread's gathered draws.
+  CHECK(term(e, "chunk columns") == doctest::Approx(4.0 * 1e5 + 4.0 * 49 * 2149 + 2 * 64.0 * 2149 * 8).epsilon(1e-12));
 }
 
 }  // namespace test_memory_estimate
