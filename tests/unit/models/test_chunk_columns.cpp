@@ -29,6 +29,28 @@ test::MultilevelData<double> hand_data() {
   return d;
 }
 
+// Rows with zero features of `cols` columns and one factor "g" of `groups` levels (intercepts
+// only), each row's level given.
+struct OneFactor {
+  data::GroupData<double> g;
+  Eigen::VectorXd y;
+  data::RowMatrix<double> x;
+  models::DataView<double> view;
+  OneFactor(const OneFactor&) = delete;  // the view points into it
+  OneFactor(std::vector<std::int32_t> level, int groups, Index cols) {
+    const auto n = static_cast<Index>(level.size());
+    g.label = g.ident = "g";
+    for (int l = 1; l <= groups; ++l) g.levels.push_back("g" + std::to_string(l));
+    g.level = std::move(level);
+    g.slopes.resize(n, 0);
+    y = Eigen::VectorXd::Ones(n);
+    x = data::RowMatrix<double>::Zero(n, cols);
+    view = {x.data(), y.data(), n, cols, 0, n};
+    view.groups = &g;
+    view.n_groups = 1;
+  }
+};
+
 // values(s, j) = 1000 j + s, S x P column-major.
 Eigen::MatrixXd numbered(Index S, Index P) {
   Eigen::MatrixXd v(S, P);
@@ -103,19 +125,10 @@ TEST_CASE("chunk columns: categorical_logit's r blocks are category-major, each 
   layout.add({"beta", 0, 2, true, {}, models::Support::real, {}});
   layout.add({"sd_g", 0, 2, true, {}, models::Support::positive, {}});
   layout.add({"r_g", 0, 8, true, {}, models::Support::real, {}});
-  data::GroupData<double> g;
-  g.label = g.ident = "g";
-  g.levels = {"g1", "g2", "g3", "g4"};
-  g.level = {3, 1, 1, 3, 0, 2};
-  g.slopes.resize(6, 0);
-  Eigen::VectorXd y = Eigen::VectorXd::Ones(6);
-  data::RowMatrix<double> x = data::RowMatrix<double>::Zero(6, 2);
-  models::DataView<double> view{x.data(), y.data(), 6, 2, 0, 6};
-  view.groups = &g;
-  view.n_groups = 1;
+  const OneFactor data({3, 1, 1, 3, 0, 2}, 4, 2);
   reduce::SerialCommunicator comm;
   reduce::ChunkReducer reducer(reduce::ShardPlan::make(6, 3), comm, 1);
-  const models::ChunkColumns cc(layout, view, reducer);
+  const models::ChunkColumns cc(layout, data.view, reducer);
   REQUIRE(cc.width(0) == 6 + 2 * 2);  // levels {1, 3} per category
   const Eigen::MatrixXd v = numbered(1, 14);
   Eigen::MatrixXd local(1, cc.max_width());
@@ -136,19 +149,10 @@ TEST_CASE("chunk columns: a layout whose group effects are not its last blocks i
   layout.add({"beta", 0, 1, true, {}, models::Support::real, {}});
   layout.add({"r_g", 0, 2, true, {}, models::Support::real, {}});
   layout.add({"sigma", 0, 1, false, {}, models::Support::positive, {}});
-  data::GroupData<double> g;
-  g.label = g.ident = "g";
-  g.levels = {"g1", "g2"};
-  g.level = {0, 1};
-  g.slopes.resize(2, 0);
-  Eigen::VectorXd y = Eigen::VectorXd::Ones(2);
-  data::RowMatrix<double> x = data::RowMatrix<double>::Zero(2, 1);
-  models::DataView<double> view{x.data(), y.data(), 2, 1, 0, 2};
-  view.groups = &g;
-  view.n_groups = 1;
+  const OneFactor data({0, 1}, 2, 1);
   reduce::SerialCommunicator comm;
   reduce::ChunkReducer reducer(reduce::ShardPlan::make(2, 1), comm, 1);
-  CHECK_THROWS_AS(models::ChunkColumns(layout, view, reducer), std::logic_error);
+  CHECK_THROWS_AS(models::ChunkColumns(layout, data.view, reducer), std::logic_error);
 }
 
 TEST_CASE("log joint: the gradient over chunks' own columns equals the likelihood's over the model's") {
