@@ -100,55 +100,67 @@ void CrossedCurvature<T>::pack() {
 template <class T>
 void CrossedCurvature<T>::add(const Eigen::Ref<const Eigen::MatrixXd>& theta, Eigen::VectorXd& values) {
   if (pairs_.empty() || theta.rows() == 0) return;
-  const vi::BlockPattern& pat = *pattern_;
   model_.constrain_values(theta, params_);
-  const Likelihood& lik = model_.likelihood();
-  const reduce::ShardPlan& plan = reducer_.plan();
+  // What the work needs, behind one pointer: lambdas capturing it all would not fit
+  // std::function's small buffer and would allocate on every pass.
+  struct Pass {
+    CrossedCurvature& self;
+    Eigen::VectorXd& values;
+  } ctx{*this, values};
   reducer_.sum(
       packed_len_,
-      [&](int thread, Index chunk, double* partial) {
-        Scratch& sc = scratch_[static_cast<std::size_t>(thread)];
-        const auto [begin, end] = data_.chunk_rows(plan, chunk);
-        for (Index local = begin; local < end; local += plan.block_rows) {
-          const Index m = std::min(plan.block_rows, end - local);
-          const DataBlock<T> block = data_.block(local, m);
-          if (!lik.eta_curvature(params_, block, sc.eta, sc.out))
-            throw std::logic_error("crossed curvature: the likelihood gave no curvature");
-          sc.row_sum.noalias() = sc.out.colwise().sum();
-          for (std::size_t q = 0; q < pairs_.size(); ++q) {
-            const auto& pr = pat.pairs()[pairs_[q]];
-            const data::GroupData<T>& g1 = data_.groups[pr.f1];
-            const data::GroupData<T>& g2 = data_.groups[pr.f2];
-            const Index K1 = g1.effects(), K2 = g2.effects();
-            sc.z1.resize(static_cast<std::size_t>(K1));
-            sc.z2.resize(static_cast<std::size_t>(K2));
-            for (Index n = 0; n < m; ++n) {
-              const Index r = local + n;
-              covariates(g1, r, sc.z1);
-              covariates(g2, r, sc.z2);
-              double* blk = partial + row_at_[q][static_cast<std::size_t>(r)];
-              const double c = sc.row_sum[n];
-              for (Index e = 0; e < K1; ++e)
-                for (Index k = 0; k < K2; ++k)
-                  blk[e * K2 + k] += c * sc.z1[static_cast<std::size_t>(e)] * sc.z2[static_cast<std::size_t>(k)];
-            }
-          }
-        }
-      },
-      [&](Index chunk, const double* slot) {
+      [w = &ctx](int thread, Index chunk, double* partial) { w->self.add_chunk(thread, chunk, partial); },
+      [w = &ctx](Index chunk, const double* slot) {
+        const vi::BlockPattern& pat = *w->self.pattern_;
         Index at = 0;
-        for (const auto& [q, found] : chunk_blocks_[static_cast<std::size_t>(chunk)]) {
-          const std::size_t p = pairs_[static_cast<std::size_t>(q)];
+        for (const auto& [q, found] : w->self.chunk_blocks_[static_cast<std::size_t>(chunk)]) {
+          const std::size_t p = w->self.pairs_[static_cast<std::size_t>(q)];
           const auto& pr = pat.pairs()[p];
           const Index len = pat.factors()[static_cast<std::size_t>(pr.f1)].effects *
                             pat.factors()[static_cast<std::size_t>(pr.f2)].effects;
-          double* dst = values.data() + pat.pair_block(p, found);
+          double* dst = w->values.data() + pat.pair_block(p, found);
           for (Index j = 0; j < len; ++j) dst[j] += slot[at + j];
           at += len;
         }
       },
       // eta's GEMM, the curvature and the blocks: a few flops per draw, row and feature
       4.0 * static_cast<double>(theta.rows()) * static_cast<double>(data_.rows) * static_cast<double>(data_.cols + 8));
+}
+
+template <class T>
+void CrossedCurvature<T>::add_chunk(int thread, Index chunk, double* partial) {
+  const vi::BlockPattern& pat = *pattern_;
+  const Likelihood& lik = model_.likelihood();
+  const reduce::ShardPlan& plan = reducer_.plan();
+  Scratch& sc = scratch_[static_cast<std::size_t>(thread)];
+  const auto [begin, end] = data_.chunk_rows(plan, chunk);
+  for (Index local = begin; local < end; local += plan.block_rows) {
+    const Index m = std::min(plan.block_rows, end - local);
+    const DataBlock<T> block = data_.block(local, m);
+    // eta and out keep their columns from block to block (Likelihood::eta_curvature): the first m.
+    if (!lik.eta_curvature(params_, block, sc.eta, sc.out))
+      throw std::logic_error("crossed curvature: the likelihood gave no curvature");
+    if (sc.row_sum.size() < m) sc.row_sum.resize(m);
+    sc.row_sum.head(m).noalias() = sc.out.leftCols(m).colwise().sum();
+    for (std::size_t q = 0; q < pairs_.size(); ++q) {
+      const auto& pr = pat.pairs()[pairs_[q]];
+      const data::GroupData<T>& g1 = data_.groups[pr.f1];
+      const data::GroupData<T>& g2 = data_.groups[pr.f2];
+      const Index K1 = g1.effects(), K2 = g2.effects();
+      sc.z1.resize(static_cast<std::size_t>(K1));
+      sc.z2.resize(static_cast<std::size_t>(K2));
+      for (Index n = 0; n < m; ++n) {
+        const Index r = local + n;
+        covariates(g1, r, sc.z1);
+        covariates(g2, r, sc.z2);
+        double* blk = partial + row_at_[q][static_cast<std::size_t>(r)];
+        const double c = sc.row_sum[n];
+        for (Index e = 0; e < K1; ++e)
+          for (Index k = 0; k < K2; ++k)
+            blk[e * K2 + k] += c * sc.z1[static_cast<std::size_t>(e)] * sc.z2[static_cast<std::size_t>(k)];
+      }
+    }
+  }
 }
 
 template class CrossedCurvature<double>;

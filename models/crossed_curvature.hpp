@@ -46,6 +46,8 @@ class CrossedCurvature final : public vi::PairCurvature {
 
  private:
   void pack();
+  // Chunk `chunk`'s rows into its packed partial, on thread `thread`'s scratch.
+  void add_chunk(int thread, Index chunk, double* partial);
 
   const Model& model_;
   DataView<T> data_;

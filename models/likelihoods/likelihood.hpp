@@ -161,7 +161,8 @@ class Likelihood {
   // without it (categorical_logit's rows have K - 1 linear predictors). With it the Monte Carlo
   // method's sparse family takes crossed grouping factors: the Hessian's entry between two
   // factors' effects sums it over the rows the two levels share (models/crossed_curvature.hpp).
-  // `eta` is the caller's scratch.
+  // `eta` is the caller's scratch. Both keep at least m columns and grow only (a chunk's short last
+  // block reallocates nothing): the block's values are their first m columns.
   virtual bool has_eta_curvature() const { return false; }
   virtual bool eta_curvature(const Eigen::Ref<const Eigen::MatrixXd>& /*params*/, const DataBlock<double>& /*block*/,
                              Eigen::MatrixXd& /*eta*/, Eigen::MatrixXd& /*out*/) const {

@@ -77,18 +77,19 @@ template <class T>
 void LinearPredictor::values(const Eigen::Ref<const Eigen::MatrixXd>& params, const DataBlock<T>& block,
                              Eigen::MatrixXd& eta) const {
   const Index S = params.rows(), m = block.rows, D = block.cols;
-  eta.resize(S, m);
+  keep_columns(eta, S, m);
   // X^T read column-major from the row-major block: one GEMM for every draw and row.
   using Xt = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>>;
   if constexpr (std::is_same_v<T, double>) {
-    eta.noalias() = params.middleCols(beta_offset_, beta_size_) * Xt(block.x, D, m);
+    eta.leftCols(m).noalias() = params.middleCols(beta_offset_, beta_size_) * Xt(block.x, D, m);
   } else {
     // float32 features in doubles first: a cast inside the product would be a temporary per block.
     thread_local Eigen::MatrixXd xd;
-    xd = Xt(block.x, D, m).template cast<double>();
-    eta.noalias() = params.middleCols(beta_offset_, beta_size_) * xd;
+    keep_columns(xd, D, m);
+    xd.leftCols(m) = Xt(block.x, D, m).template cast<double>();
+    eta.leftCols(m).noalias() = params.middleCols(beta_offset_, beta_size_) * xd.leftCols(m);
   }
-  if (has_alpha()) eta.colwise() += params.col(alpha_offset_);
+  if (has_alpha()) eta.leftCols(m).colwise() += params.col(alpha_offset_);
   if (block.offset)
     for (Index n = 0; n < m; ++n) eta.col(n).array() += block.offset[n];
   for (int f = 0; f < block.n_groups; ++f) {

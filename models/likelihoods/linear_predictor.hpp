@@ -43,6 +43,11 @@ GroupTermColumns group_term_columns(Index r_start, const DataBlock<T>& block, in
 // last blocks, one after another (what group_term_columns reads); layout.dim() without groups.
 Index group_effects_start(const ParameterLayout& layout, const std::string& likelihood);
 
+// `a` with `rows` rows and at least `cols` columns, reallocated only to grow.
+inline void keep_columns(Eigen::MatrixXd& a, Index rows, Index cols) {
+  if (a.rows() != rows || a.cols() < cols) a.resize(rows, cols);
+}
+
 class LinearPredictor {
  public:
   // `likelihood` names the caller in the error for a layout without beta (a programming error).
@@ -89,8 +94,9 @@ class LinearPredictor {
   template <class T>
   ad::Var composed(const ad::Var& params, const DataBlock<T>& block) const;
 
-  // The same values without a tape: eta (S x m) for the S constrained draws in `params` (S x P,
-  // column-major), group effects and offset included (Likelihood::eta_curvature's input).
+  // The same values without a tape: eta's first m columns (S x m; eta grows to S x m at least,
+  // never shrinks) for the S constrained draws in `params` (S x P, column-major), group effects and
+  // offset included (Likelihood::eta_curvature's input).
   template <class T>
   void values(const Eigen::Ref<const Eigen::MatrixXd>& params, const DataBlock<T>& block, Eigen::MatrixXd& eta) const;
 

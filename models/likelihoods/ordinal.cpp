@@ -65,7 +65,7 @@ void OrdinalLikelihood::curvature(const Eigen::Ref<const Eigen::MatrixXd>& param
   const int K = levels();
   const bool logit = link_ == ad::detail::OrdinalLink::logit;
   const long stride = static_cast<long>(params.outerStride());
-  out.resize(S, m);
+  keep_columns(out, S, m);
   for (Index n = 0; n < m; ++n) {
     const int k0 = static_cast<int>(block.y[n]) - 1;
     const double w = block.weight ? block.weight[n] : 1.0;

@@ -48,7 +48,7 @@ void StudentT::curvature(const Eigen::Ref<const Eigen::MatrixXd>& params, const 
                          Eigen::MatrixXd& eta, Eigen::MatrixXd& out) const {
   eta_.values(params, block, eta);
   const Index S = params.rows(), m = block.rows;
-  out.resize(S, m);
+  keep_columns(out, S, m);
   for (Index n = 0; n < m; ++n) {
     const double w = block.weight ? block.weight[n] : 1.0;
     for (Index s = 0; s < S; ++s) {

@@ -151,14 +151,22 @@ void constrain_values(const Eigen::Ref<const Eigen::MatrixXd>& u, const std::vec
     const ColumnTransform& t = transforms[static_cast<size_t>(j)];
     if (is_block_transform(t)) {
       const Index n = block_width(transforms, j);
-      Eigen::MatrixXd ub = u.middleCols(j, n), xb(u.rows(), n);
-      for (Index s = 0; s < u.rows(); ++s) {
-        if (t.bound == Bound::ordered)
-          ordered_forward(ub.data() + s, xb.data() + s, u.rows(), n);
-        else
-          cholesky_corr_forward(ub.data() + s, xb.data() + s, u.rows(), t.block_dim);
+      const auto forward = [&](const double* ub, double* xb, Index stride) {
+        for (Index s = 0; s < u.rows(); ++s) {
+          if (t.bound == Bound::ordered)
+            ordered_forward(ub + s, xb + s, stride, n);
+          else
+            cholesky_corr_forward(ub + s, xb + s, stride, t.block_dim);
+        }
+      };
+      if (u.outerStride() == x.outerStride() && u.data() != x.data()) {
+        // u's columns straight into x's: no copies (the Monte Carlo passes constrain every step).
+        forward(u.data() + j * u.outerStride(), x.data() + j * x.outerStride(), u.outerStride());
+      } else {
+        Eigen::MatrixXd ub = u.middleCols(j, n), xb(u.rows(), n);
+        forward(ub.data(), xb.data(), u.rows());
+        x.middleCols(j, n) = xb;
       }
-      x.middleCols(j, n) = xb;
       j += n - 1;
       continue;
     }

@@ -13,7 +13,7 @@
 #include "models/crossed_curvature.hpp"
 #include "models/log_joint.hpp"
 #include "models/sparse_pattern.hpp"
-#include "support/multilevel_fixture.hpp"
+#include "support/crossed_fixture.hpp"
 
 // Each test file has a namespace of its own: the unit tests compile in unity batches.
 namespace test_crossed_curvature {
@@ -22,39 +22,6 @@ using namespace bvi;
 using Eigen::Index;
 
 namespace {
-
-template <class T>
-test::MultilevelData<T> data_for(const std::string& lik, unsigned seed) {
-  auto d = test::multilevel_data<T>(240, 2, 5, 4, seed);
-  std::mt19937_64 rng(seed + 1);
-  std::normal_distribution<double> normal;
-  for (Index i = 0; i < d.y.size(); ++i)
-    d.y[i] = lik == "student_t" ? 0.3 + 1.5 * normal(rng) : double(1 + rng() % 4);
-  for (auto& g : d.groups)
-    for (Index i = 0; i < g.slopes.size(); ++i) g.slopes.data()[i] = static_cast<T>(0.5 * g.slopes.data()[i]);
-  return d;
-}
-
-template <class T>
-models::Model model_for(const test::MultilevelData<T>& d, const std::string& lik) {
-  const bool ordinal = lik != "student_t";
-  spec::ModelConfig c = test::logistic_config(!ordinal, {0.0}, {2.0});
-  c.likelihood = lik;
-  if (ordinal) {
-    c.priors["cutpoints"] = test::simple_prior("cutpoints", "normal", {{"loc", 0.0}, {"scale", 3.0}});
-  } else {
-    c.priors["sigma"] = test::simple_prior("sigma", "half_normal", {{"scale", 2.0}});
-    c.priors["nu"] = test::simple_prior("nu", "gamma", {{"shape", 2.0}, {"rate", 0.1}});
-  }
-  c.priors["sd_a"] = test::simple_prior("sd_a", "half_normal", {{"scale", 1.5}});
-  c.priors["sd_b"] = test::simple_prior("sd_b", "half_normal", {{"scale", 1.0}});
-  c.priors["cor_a"] = test::simple_prior("cor_a", "lkj", {{"eta", 2.0}});
-  models::ModelShape shape = models::ModelShape::plain(test::feature_names(static_cast<int>(d.x.cols())));
-  shape.groups.push_back({"a", "a", d.groups[0].levels, {"(Intercept)", "s1", "s2"}, true});
-  shape.groups.push_back({"b", "b", d.groups[1].levels, {"(Intercept)"}, true});
-  if (ordinal) shape.response_levels = 4;
-  return models::Model::build(c, shape, {true});
-}
 
 // Draws around 0 on the unconstrained scale, the cutpoints' gaps and the scales near 1.
 Eigen::MatrixXd draws(Index S, Index P, unsigned seed) {
@@ -72,7 +39,8 @@ struct Case {
   Eigen::VectorXd weight;
   models::DataView<T> view;
   std::shared_ptr<const vi::BlockPattern> pattern;
-  Case(const std::string& lik, bool weighted, unsigned seed) : data(data_for<T>(lik, seed)), model(model_for(data, lik)) {
+  Case(const std::string& lik, bool weighted, unsigned seed)
+      : data(test::crossed_data<T>(lik, seed)), model(test::crossed_model(data, lik)) {
     view = data.view();
     if (weighted) {
       weight.resize(data.y.size());

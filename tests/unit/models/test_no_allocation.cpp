@@ -26,7 +26,10 @@
 
 #include "inference/reduce/chunk_reducer.hpp"
 #include "models/data/row_matrix.hpp"
+#include "models/crossed_curvature.hpp"
 #include "models/log_joint.hpp"
+#include "models/sparse_pattern.hpp"
+#include "support/crossed_fixture.hpp"
 #include "support/model_fixtures.hpp"
 #include "support/multilevel_fixture.hpp"
 
@@ -170,6 +173,31 @@ long multilevel_mallocs_per_evaluation(bool fused, const std::string& likelihood
   return g_mallocs.load() / 3;
 }
 
+// A crossed curvature pass (the Monte Carlo sparse step's pair entries between crossed factors):
+// 1000 rows in blocks of 64, the last one short, in double or float.
+template <class T>
+long crossed_mallocs_per_pass(const std::string& likelihood) {
+  const auto d = test::crossed_data<T>(likelihood, 3, 1000);
+  const models::Model model = test::crossed_model(d, likelihood);
+  reduce::SerialCommunicator comm;
+  reduce::ChunkReducer reducer(reduce::ShardPlan::make(1000, 64), comm, 1);
+  const models::DataView<T> view = d.view();
+  const auto pattern = models::make_block_pattern(model, view, comm);
+  models::CrossedCurvature<T> cc(model, view, reducer, pattern);
+  REQUIRE_FALSE(cc.pairs().empty());
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 0.3);
+  Eigen::MatrixXd theta(16, model.dim());
+  for (long i = 0; i < theta.size(); ++i) theta.data()[i] = normal(rng);
+  Eigen::VectorXd values = Eigen::VectorXd::Zero(pattern->size());
+  cc.add(theta, values);
+  g_mallocs = 0;
+  g_counting = true;
+  for (int k = 0; k < 3; ++k) cc.add(theta, values);
+  g_counting = false;
+  return g_mallocs.load() / 3;
+}
+
 }  // namespace
 #endif
 
@@ -185,6 +213,18 @@ TEST_CASE("a warmed-up multilevel log joint evaluation calls malloc zero times")
       CHECK(multilevel_mallocs_per_evaluation<double>(fused, likelihood) == 0);
       CHECK(multilevel_mallocs_per_evaluation<float>(fused, likelihood) == 0);
     }
+#endif
+}
+
+TEST_CASE("a warmed-up crossed curvature pass calls malloc zero times") {
+#ifndef BVI_COUNT_MALLOC
+  MESSAGE("malloc is not counted in this build (sanitizers own it)");
+#else
+  for (const std::string likelihood : {"student_t", "ordinal_logit", "ordinal_probit"}) {
+    INFO(likelihood);
+    CHECK(crossed_mallocs_per_pass<double>(likelihood) == 0);
+    CHECK(crossed_mallocs_per_pass<float>(likelihood) == 0);
+  }
 #endif
 }
 
