@@ -5,22 +5,21 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/likelihoods/linear_predictor.hpp"
+
 namespace bvi::models {
 
 template <class T>
 ChunkColumns::ChunkColumns(const ParameterLayout& layout, const DataView<T>& data, reduce::ChunkReducer& reducer)
     : factors_(data.n_groups) {
   if (layout.categories() > 0) categories_ = layout.categories() - 1;
+  // The r blocks: the layout's last, in one run (checked there), one per grouping factor.
+  r_start_ = group_effects_start(layout, "chunk columns");
   const auto& blocks = layout.blocks();
-  std::size_t first_r = blocks.size();
-  for (std::size_t b = 0; b < blocks.size(); ++b)
-    if (blocks[b].name.compare(0, 2, "r_") == 0) {
-      first_r = b;
-      break;
-    }
+  std::size_t first_r = 0;
+  while (first_r < blocks.size() && blocks[first_r].offset < r_start_) ++first_r;
   if (blocks.size() - first_r != static_cast<std::size_t>(factors_))
-    throw std::logic_error("chunk columns: the layout's group effects are not the data's grouping factors, last");
-  r_start_ = first_r < blocks.size() ? blocks[first_r].offset : layout.dim();
+    throw std::logic_error("chunk columns: the layout's group effects are not the data's grouping factors");
   for (Index f = 0; f < factors_; ++f) {
     const data::GroupData<T>& g = data.groups[f];
     const ParameterBlock& r = blocks[first_r + static_cast<std::size_t>(f)];
