@@ -126,7 +126,7 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
     // What a fit of this config would need, with the default threads and draws.csv written. On
     // stderr: it depends on the machine and the launch (threads, ranks), where the report on
     // stdout depends on the config and the data alone.
-    vi::RunSizes sizes = fit_run_sizes(models::shape_of(p), resolve_threads(0), comm, false, true);
+    vi::RunSizes sizes = fit_run_sizes(models::shape_of(p, comm), resolve_threads(0), comm, false, true);
     sizes.program_bytes = program_bytes;
     const MemoryVerdict memory = judge_memory(sizes, comm);
     // The sparse family's pattern as the fit makes it (the level pairs of crossed factors from the

@@ -440,10 +440,15 @@ DesignProbe probe_model_design(const spec::Config& config, reduce::Communicator&
   LocalRead<float> r = read_settled<float>(config, *lik, comm, block_rows, true);
   const std::vector<data::ColumnLevels> levels = settle_levels(r, comm, /*kinds_settled=*/false);
   DesignProbe out;
-  for (design::Group& g : r.design.groups) {
-    std::vector<std::int32_t> level;
-    g.levels = group_levels(g, r, levels, comm, level);
-  }
+  std::vector<std::vector<std::int32_t>> level(r.design.groups.size());
+  for (std::size_t f = 0; f < r.design.groups.size(); ++f)
+    r.design.groups[f].levels = group_levels(r.design.groups[f], r, levels, comm, level[f]);
+  std::vector<const std::vector<std::int32_t>*> level_ptrs;
+  for (const auto& l : level) level_ptrs.push_back(&l);
+  std::vector<Eigen::Index> offsets{0};
+  for (Eigen::Index k : r.table.kept_per_chunk) offsets.push_back(offsets.back() + k);
+  out.chunk_levels = ChunkLevelCounts::count(level_ptrs, offsets, r.plan.first_chunk(comm.rank(), comm.size()),
+                                             r.plan.n_chunks, comm);
   out.design = std::move(r.design);
   out.plan = r.plan;
   out.records = r.records;

@@ -7,6 +7,7 @@
 // many ranks or threads read it.
 #include "inference/reduce/communicator.hpp"
 #include "inference/reduce/shard_plan.hpp"
+#include "models/chunk_levels.hpp"
 #include "models/data/dataset.hpp"
 #include "models/design/design.hpp"
 #include "models/spec/config.hpp"
@@ -44,6 +45,9 @@ struct DesignProbe {
   bool trials = false;       // a trials column is read
   bool offset = false;       // an offset or exposure column is read (one offset per row)
   bool weights = false;      // a weights column is read
+  // Every chunk's levels of each grouping factor and level pairs (at most: a level seen on rows
+  // that loading drops is counted too).
+  ChunkLevelCounts chunk_levels;
 };
 
 DesignProbe probe_model_design(const spec::Config& config, reduce::Communicator& comm, Eigen::Index block_rows);

@@ -55,6 +55,17 @@ double largest_category(const spec::Config& config, const reduce::ShardPlan& pla
 
 }  // namespace
 
+ChunkLevelCounts loaded_chunk_levels(const std::vector<const std::vector<std::int32_t>*>& level,
+                                     const std::vector<Index>& chunk_offsets, Index first_chunk, Index first_row,
+                                     Index rows, const reduce::ShardPlan& plan, reduce::Communicator& comm) {
+  std::vector<Index> offsets = chunk_offsets;
+  if (offsets.empty()) {
+    offsets.push_back(0);
+    for (Index c = first_chunk; offsets.back() < rows; ++c) offsets.push_back(plan.chunk_end_row(c) - first_row);
+  }
+  return ChunkLevelCounts::count(level, offsets, first_chunk, plan.n_chunks, comm);
+}
+
 void set_sparse_sizes(ProblemShape& s, const Model& model) {
   const auto& groups = model.group_priors();
   // The sparse pattern's blocks, one factor per group prior (categorical_logit: one per factor
@@ -68,24 +79,48 @@ void set_sparse_sizes(ProblemShape& s, const Model& model) {
       s.group_factors > 0
           ? std::max<std::size_t>(1, groups.size() / static_cast<std::size_t>(s.group_factors))
           : 1;
-  s.chunk_parameters = n_global;
+  // A chunk's levels of group prior f's factor, and level pairs of two priors' factors: counted
+  // (s.chunk_levels) or bounded by the chunk's rows.
+  const bool counted = !s.chunk_levels.empty() && s.chunk_levels.chunks() == s.plan.n_chunks &&
+                       s.chunk_levels.factors() == s.group_factors;
+  auto factor_of = [&](std::size_t f) { return static_cast<Index>(f / per_factor); };
+  auto chunk_levels = [&](Index c, std::size_t f) {
+    return counted ? s.chunk_levels.levels(c, factor_of(f)) : std::min(chunk, groups[f].groups);
+  };
+  auto chunk_pairs = [&](Index c, std::size_t f, std::size_t f2, Index pairs) {
+    if (factor_of(f) == factor_of(f2)) return chunk_levels(c, f);
+    return counted ? s.chunk_levels.pairs(c, factor_of(f), factor_of(f2)) : std::min(chunk, pairs);
+  };
   s.sparse_values = n_global * n_global;
-  s.sparse_chunk_values = n_global * n_global;
   s.sparse_probes = model.sparse_probes();
   s.sparse_factor_pairs = 0;
   for (std::size_t f = 0; f < groups.size(); ++f) {
     const Index K = groups[f].effects, G = groups[f].groups;
-    s.chunk_parameters += std::min(chunk, G) * K;
     s.sparse_values += G * K * (K + n_global);
-    s.sparse_chunk_values += std::min(chunk, G) * K * (K + n_global);
     for (std::size_t f2 = f + 1; f2 < groups.size(); ++f2) {
       const Index G2 = groups[f2].groups, K2 = groups[f2].effects;
-      const bool same_factor = f / per_factor == f2 / per_factor;
+      const bool same_factor = factor_of(f) == factor_of(f2);
       const Index pairs = same_factor ? G : std::min(s.total_rows, G * G2);
       if (!same_factor) ++s.sparse_factor_pairs;
       s.sparse_values += pairs * K * K2;
-      s.sparse_chunk_values += std::min(chunk, pairs) * K * K2;
     }
+  }
+  // The widest chunk's: the slots are all as long as it (the reducer's stride).
+  s.chunk_parameters = n_global;
+  s.sparse_chunk_values = n_global * n_global;
+  for (Index c = 0; c < (counted ? s.plan.n_chunks : 1); ++c) {
+    Index parameters = n_global, values = n_global * n_global;
+    for (std::size_t f = 0; f < groups.size(); ++f) {
+      const Index K = groups[f].effects, G = groups[f].groups, levels = chunk_levels(c, f);
+      parameters += levels * K;
+      values += levels * K * (K + n_global);
+      for (std::size_t f2 = f + 1; f2 < groups.size(); ++f2) {
+        const Index G2 = groups[f2].groups, K2 = groups[f2].effects;
+        values += chunk_pairs(c, f, f2, std::min(s.total_rows, G * G2)) * K * K2;
+      }
+    }
+    s.chunk_parameters = std::max(s.chunk_parameters, parameters);
+    s.sparse_chunk_values = std::max(s.sparse_chunk_values, values);
   }
 }
 
@@ -117,6 +152,7 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
     ProblemShape s;
     s.total_rows = probe.records;
     s.plan = probe.plan;
+    s.chunk_levels = probe.chunk_levels;
     s.rows = s.plan.last_row(comm.rank(), comm.size()) - s.plan.first_row(comm.rank(), comm.size());
     s.features = static_cast<Index>(design.columns.size());
     s.numeric_variables = static_cast<Index>(design.numeric_variables().size());

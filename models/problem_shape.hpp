@@ -10,6 +10,7 @@
 
 #include "inference/reduce/communicator.hpp"
 #include "inference/reduce/shard_plan.hpp"
+#include "models/chunk_levels.hpp"
 #include "models/problem.hpp"
 #include "models/spec/config.hpp"
 
@@ -36,15 +37,21 @@ struct ProblemShape {
   Index group_factors = 0;
   Index group_slopes = 0;
   Index group_effects = 0;
-  // The log joint's gradient columns of one chunk (models/chunk_columns.hpp), at most: the columns
-  // before the group effects and, per factor, min(rows of a chunk, groups) levels' effects.
+  // Every chunk's levels of each factor and level pairs of each two (models/chunk_levels.hpp);
+  // empty where they were not counted (set_sparse_sizes then bounds a chunk's levels).
+  ChunkLevelCounts chunk_levels;
+  // The log joint's gradient columns of the widest chunk (models/chunk_columns.hpp), at most: the
+  // columns before the group effects and, per factor, the chunk's levels' effects (without the
+  // counts: min(rows of a chunk, groups) levels).
   Index chunk_parameters = 0;
   // The sparse family's values on its precision pattern (inference/sparse/block_pattern.hpp), at
   // most: the globals' block, each effect with its group's effects and every global, and for two
   // factors one block per row at most (their level pairs are known only once the rows are read).
   Index sparse_values = 0;
-  // ... and of one chunk's packed partial sums (models/expected_likelihood_sparse.cpp), at most:
-  // the globals' block and, per factor, min(rows of a chunk, groups) blocks of K (K + n).
+  // ... and of the widest chunk's packed partial sums (models/expected_likelihood_sparse.cpp), at
+  // most: the globals' block, per factor one block of K (K + n) per level of the chunk, and per
+  // two factors one of K K2 per level pair of the chunk (without the counts: min(rows of a chunk,
+  // groups) and min(rows of a chunk, pairs)).
   Index sparse_chunk_values = 0;
   // The Monte Carlo method's sparse step: its Hessian-vector products per draw (n globals + each
   // factor's K; inference/sparse/hessian_probes.hpp).
@@ -77,9 +84,15 @@ ProblemShape probe_problem(const spec::Config& config, reduce::Communicator& com
 // the variables' matrix as the design, without a copy).
 bool design_is_numeric_variables(const design::Design& design);
 
-// The shape of a problem already loaded.
+// The chunk level counts of loaded rows: `level` per factor, the data's chunk offsets (empty when no
+// row was dropped: the plan's rows from first_row) and first chunk. Collective.
+ChunkLevelCounts loaded_chunk_levels(const std::vector<const std::vector<std::int32_t>*>& level,
+                                     const std::vector<Index>& chunk_offsets, Index first_chunk, Index first_row,
+                                     Index rows, const reduce::ShardPlan& plan, reduce::Communicator& comm);
+
+// The shape of a problem already loaded. Collective (its chunks' level counts).
 template <class T>
-ProblemShape shape_of(const Problem<T>& p) {
+ProblemShape shape_of(const Problem<T>& p, reduce::Communicator& comm) {
   ProblemShape s;
   s.config = p.config;
   s.total_rows = p.data.total_rows;
@@ -100,6 +113,10 @@ ProblemShape shape_of(const Problem<T>& p) {
     s.group_effects += g.groups() * g.effects();
   }
   s.block_transforms = p.model.layout().has_block_transform();
+  std::vector<const std::vector<std::int32_t>*> level;
+  for (const auto& g : p.data.groups) level.push_back(&g.level);
+  s.chunk_levels = loaded_chunk_levels(level, p.data.chunk_offsets, p.data.first_chunk, p.data.first_row,
+                                       s.rows, p.plan, comm);
   set_sparse_sizes(s, p.model);
   set_sample_sizes(s, p.model);
   return s;
