@@ -36,8 +36,12 @@ ChunkLevelCounts ChunkLevelCounts::count(const std::vector<const std::vector<std
   std::vector<Index> stamp;
   for (Index f = 0; f < F; ++f) {
     const std::vector<std::int32_t>& lv = *level[static_cast<std::size_t>(f)];
-    std::int32_t top = -1;
-    for (std::int32_t l : lv) top = std::max(top, l);
+    std::int32_t top = -1, bottom = 0;
+    for (std::int32_t l : lv) {
+      top = std::max(top, l);
+      bottom = std::min(bottom, l);
+    }
+    if (bottom < 0) throw std::logic_error("chunk level counts: a negative level code");
     stamp.assign(static_cast<std::size_t>(top + 1), -1);
     for (Index k = 0; k < owned; ++k) {
       long n = 0;

@@ -57,6 +57,8 @@ TEST_CASE("chunk level counts: a rank's own chunks, the others' zero until the a
   // Codes for other rows than the offsets say are a logic error, not a wrong count.
   CHECK_THROWS_AS(models::ChunkLevelCounts::count({&a}, {0, 2, 5}, 0, 2, comm), std::logic_error);
   CHECK_THROWS_AS(models::ChunkLevelCounts::count({&a}, {0, 2, 4}, 3, 4, comm), std::logic_error);
+  const std::vector<std::int32_t> negative = {0, -1, 1, 2};  // would index before the stamps
+  CHECK_THROWS_AS(models::ChunkLevelCounts::count({&negative}, {0, 2, 4}, 0, 2, comm), std::logic_error);
 }
 
 TEST_CASE("chunk level counts: against sets on scrambled codes") {
