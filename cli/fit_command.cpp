@@ -225,16 +225,6 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
   const bool elbo_from_output =
       vi::elbo_from_output_draws(!exact, config.inference.final_elbo_automatic, config.inference.optimizer.name,
                                  config.inference.output_draws, layout.has_block_transform());
-  const vi::FinalReport final =
-      exact ? vi::report_final_exact(log_joint, *run.q, seed, exact->elbo, exact->elbo_se,
-                                     config.inference.final_elbo_draws, config.inference.output_draws)
-      : elbo_from_output ? vi::report_final_from_output(log_joint, *run.q, seed, config.inference.output_draws)
-                         : vi::report_final(log_joint, *run.q, seed, config.inference.final_elbo_draws,
-                                            config.inference.output_draws);
-
-  FitRecord record;
-  record.config = &config;
-  record.names = layout.column_names();
   // A correlation block's transform is not one column's: its summaries come from draws of Omega
   // (the Monte Carlo ELBO's draws, or the exact method's output draws). So do an ordered block's
   // (the ordinal likelihoods' cutpoints).
@@ -245,6 +235,26 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
       transforms[j] = {};
       correlations.push_back(static_cast<Eigen::Index>(j));
     }
+  // Which columns of the output draws are kept: every one for draws.csv; without --output, only
+  // the blocks' columns where their summaries come from the output draws (every column of a
+  // block is listed, so the range holds whole blocks), or none.
+  const bool summaries_from_output = exact || elbo_from_output;
+  vi::KeptColumns kept = vi::KeptColumns::all();
+  if (o.output.empty())
+    kept = correlations.empty() || !summaries_from_output
+               ? vi::KeptColumns::none()
+               : vi::KeptColumns{correlations.front(), correlations.back() - correlations.front() + 1};
+  const vi::FinalReport final =
+      exact ? vi::report_final_exact(log_joint, *run.q, seed, exact->elbo, exact->elbo_se,
+                                     config.inference.final_elbo_draws, config.inference.output_draws, kept)
+      : elbo_from_output
+          ? vi::report_final_from_output(log_joint, *run.q, seed, config.inference.output_draws, kept)
+          : vi::report_final(log_joint, *run.q, seed, config.inference.final_elbo_draws,
+                             config.inference.output_draws, kept);
+
+  FitRecord record;
+  record.config = &config;
+  record.names = layout.column_names();
   record.parameters = vi::summarize_parameters(*run.q, record.names, layout.column_labels(), transforms);
   // Outputs show correlations as Omega's entries (cor_F.i.j), not the Cholesky factor's. The
   // output draws on that scale are only written with --output (S x P values, each a transform:
@@ -254,12 +264,12 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
     if (final.elbo_draws.rows() == 0 && !o.output.empty())
       summarize_from_draws(record.parameters, record.constrained_draws, correlations);
     else {
-      // Only the blocks' own columns (every column of a block is listed, so the range holds
-      // whole blocks).
       const Eigen::Index first = correlations.front(), n = correlations.back() - first + 1;
       summarize_from_draws(
           record.parameters,
-          problem.model.output_values(final.elbo_draws.rows() > 0 ? final.elbo_draws : final.draws.zeta, first, n),
+          final.elbo_draws.rows() > 0
+              ? problem.model.output_values(final.elbo_draws, first, n)
+              : problem.model.output_columns(final.draws.zeta.middleCols(first - final.draws.zeta_first, n), first),
           correlations, first);
     }
   }

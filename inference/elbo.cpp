@@ -21,12 +21,14 @@ constexpr int kMaxRounds = 10;
 }  // namespace
 
 long ElboEstimator::draw_and_evaluate(const Family& q, Eigen::Index S, rng::Purpose purpose,
-                                      std::uint64_t step, bool with_grad) {
+                                      std::uint64_t step, bool with_grad, Eigen::Index first, Eigen::Index total,
+                                      long redrawn_before) {
   const Eigen::Index P = q.dim();
+  if (total < 0) total = S;
   eps_.resize(S, P);
   zeta_.resize(S, P);
   lp_.resize(S);
-  rng::standard_normal(seed_, purpose, step, 0, eps_);
+  rng::standard_normal(seed_, purpose, step, 0, static_cast<std::uint64_t>(first), eps_);
   q.transform(eps_, zeta_);
   Eigen::MatrixXd* grad = with_grad ? &grad_ : nullptr;
   density_.log_density(zeta_, lp_, grad);
@@ -42,11 +44,11 @@ long ElboEstimator::draw_and_evaluate(const Family& q, Eigen::Index S, rng::Purp
       throw inference_error("/inference",
                             "the approximation has diverged (its parameters are no longer finite); "
                             "lower the learning rate or standardize the features");
-    if (redrawn > S || round > kMaxRounds)
+    if (redrawn_before + redrawn > total || round > kMaxRounds)
       throw inference_error(
           "/inference", "the log density or its gradient is not finite at " + std::to_string(bad.size()) +
                             " of " + std::to_string(S) + " draws even after redrawing " +
-                            std::to_string(redrawn - bad.size()) +
+                            std::to_string(redrawn_before + redrawn - static_cast<long>(bad.size())) +
                             "; the model may be ill-conditioned or misspecified (features on very different "
                             "scales? try data.standardize), or the step size is too large");
     // Only the bad draws are redrawn, each from its own coordinates in the stream: the result
@@ -57,7 +59,7 @@ long ElboEstimator::draw_and_evaluate(const Family& q, Eigen::Index S, rng::Purp
     for (Eigen::Index k = 0; k < n; ++k) {
       Eigen::MatrixXd row(1, P);
       rng::standard_normal(seed_, purpose, step, static_cast<std::uint64_t>(round),
-                           static_cast<std::uint64_t>(bad[k]), row);
+                           static_cast<std::uint64_t>(first + bad[k]), row);
       e.row(k) = row;
     }
     q.transform(e, z);
@@ -90,6 +92,11 @@ ElboEstimate ElboEstimator::draws(const Family& q, Eigen::Index draws, rng::Purp
                                   std::uint64_t step, bool gradients) {
   const long redrawn = draw_and_evaluate(q, draws, purpose, step, gradients);
   return summarize(q, redrawn);
+}
+
+void ElboEstimator::draw_range(const Family& q, Eigen::Index first, Eigen::Index count, Eigen::Index total,
+                               rng::Purpose purpose, std::uint64_t step, long* redrawn) {
+  *redrawn += draw_and_evaluate(q, count, purpose, step, false, first, total, *redrawn);
 }
 
 ElboEstimate ElboEstimator::gradient(const Family& q, Eigen::Index draws, rng::Purpose purpose,

@@ -35,6 +35,13 @@ class ElboEstimator {
   // ELBO's gradient: what the natural rule reads. Returns the ELBO estimate of the draws.
   ElboEstimate draws(const Family& q, Eigen::Index draws, rng::Purpose purpose, std::uint64_t step,
                      bool gradients = true);
+  // Draws [first, first + count) of a request of `total` draws of stream (purpose, step), values
+  // only: the same numbers as rows first.. of draws(q, total, ...), redraws included, so a caller
+  // that needs only what each draw gives (log p, log q, a few columns) can hold `count` rows at a
+  // time. `redrawn` is the redraws of the request's earlier ranges, and grows by this range's (the
+  // limit is on the whole request's).
+  void draw_range(const Family& q, Eigen::Index first, Eigen::Index count, Eigen::Index total,
+                  rng::Purpose purpose, std::uint64_t step, long* redrawn);
   // The draws behind the last estimate (after any redraws): eps, zeta = transform(eps), log p.
   const Eigen::MatrixXd& last_eps() const { return eps_; }
   const Eigen::MatrixXd& last_zeta() const { return zeta_; }
@@ -48,8 +55,10 @@ class ElboEstimator {
 
  private:
   // Draws eps for (purpose, step), evaluates, and redraws the rows that are not finite.
+  // Rows [first, first + draws) of a request of `total` draws; `redrawn_before` counts toward
+  // the request's redraw limit.
   long draw_and_evaluate(const Family& q, Eigen::Index draws, rng::Purpose purpose, std::uint64_t step,
-                         bool grad);
+                         bool grad, Eigen::Index first = 0, Eigen::Index total = -1, long redrawn_before = 0);
   ElboEstimate summarize(const Family& q, long redrawn) const;
 
   LogDensity& density_;

@@ -23,8 +23,20 @@ inline bool elbo_from_output_draws(bool monte_carlo, bool final_elbo_automatic, 
   return monte_carlo && final_elbo_automatic && optimizer == "natural" && output_draws >= 1000 && !block_transforms;
 }
 
+// Which columns of the output draws a caller keeps: all of them (draws.csv), or columns
+// [first, first + count) (the summaries of a block transform's columns), or none (count 0). The
+// draws are the same either way; kept partly, they pass through the log joint a batch at a time,
+// so the final phase holds a batch of P-vectors, not all of them.
+struct KeptColumns {
+  Eigen::Index first = 0;
+  Eigen::Index count = -1;  // -1: every column
+  static KeptColumns all() { return {}; }
+  static KeptColumns none() { return {0, 0}; }
+};
+
 struct OutputDraws {
-  Eigen::MatrixXd zeta;   // S x P, unconstrained
+  Eigen::MatrixXd zeta;   // S x P, unconstrained (S x count: columns first.. when kept partly)
+  Eigen::Index zeta_first = 0;  // the column of the draws that zeta's first column is
   Eigen::VectorXd log_p;  // log joint on the unconstrained scale (with the Jacobian), as Stan's log_p__
   Eigen::VectorXd log_q;  // log density under q, every constant included
 };
@@ -41,7 +53,7 @@ struct FinalReport {
 // ELBO from `elbo_draws` draws; `output_draws` draws for the CSV; k-hat from the output draws, or
 // from the ELBO draws when fewer than 100 output draws are asked for.
 FinalReport report_final(LogDensity& density, const Family& q, std::uint64_t seed, Eigen::Index elbo_draws,
-                         Eigen::Index output_draws);
+                         Eigen::Index output_draws, KeptColumns kept = KeptColumns::all());
 
 // The ELBO from the output draws themselves (no pass over the data beyond theirs), as the mean of
 // log p - log q: log q(z) has the known mean -entropy under q, so this is unbiased like mean log p
@@ -49,12 +61,13 @@ FinalReport report_final(LogDensity& density, const Family& q, std::uint64_t see
 // to the posterior, where log p alone varies by about sqrt(P/2)); its standard error is that of
 // the difference. k-hat from the same draws. Needs output_draws >= 100.
 FinalReport report_final_from_output(LogDensity& density, const Family& q, std::uint64_t seed,
-                                     Eigen::Index output_draws);
+                                     Eigen::Index output_draws, KeptColumns kept = KeptColumns::all());
 
 // The same for the exact method, whose ELBO (and its standard error, 0 unless some prior terms
 // are sample averages) is known: only the output draws, and k-hat from them, or from
 // `psis_draws` draws when fewer than 100 output draws are asked for.
 FinalReport report_final_exact(LogDensity& density, const Family& q, std::uint64_t seed, double elbo, double elbo_se,
-                               Eigen::Index psis_draws, Eigen::Index output_draws);
+                               Eigen::Index psis_draws, Eigen::Index output_draws,
+                               KeptColumns kept = KeptColumns::all());
 
 }  // namespace bvi::vi

@@ -79,6 +79,16 @@ double draws_text(const RunSizes& s) {
   return s.output_files ? (d(s.output_draws) + 1) * (d(s.parameters) + 3) * 22 + d(s.parameters) * 200 : 0.0;
 }
 
+// The output draws in the final phase: with --output all of them (zeta), then their constrained
+// values beside them and the draws.csv text; without, one batch of draws (eps and zeta) through
+// the log joint at a time (vi::report_final_exact and the others keep no other columns but a
+// block transform's few).
+double output_draws_bytes(const RunSizes& s) {
+  const double O = d(s.output_draws), P = d(s.parameters);
+  if (s.output_files) return 2 * O * P * kDouble + draws_text(s);
+  return 2 * d(std::min(s.output_draws, kLogJointBatch)) * P * kDouble;
+}
+
 // checkpoint_text: a JSON tree of hex strings (a node and a heap string each, ~80 bytes) and its
 // text twice (~25 bytes per number each), at the same time.
 void checkpoint_text(const RunSizes& s, double numbers, std::vector<MemoryTerm>& out) {
@@ -164,19 +174,21 @@ void monte_carlo_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
                                                    : n;
   checkpoint_text(s, state, out);
   // report_final: the ELBO's draws (eps and zeta; the summary takes zeta over without a copy),
-  // then the output draws beside it (eps and zeta, taken over too); then zeta, the output draws
-  // and their constrained values beside the draws.csv text. Measured (categorical_logit, P = 642,
-  // meanfield): the peak grows by 1.1 to 1.8 F x P doubles per final draw; normal with 1,500
-  // groups (P = 1504, adam and natural): by 2.0 O x P doubles per output draw, 2026-12-07.
+  // then the output draws beside it, a batch of kLogJointBatch at a time (eps and zeta) into the
+  // columns kept: all of them with --output, whose constrained values then sit beside them and the
+  // draws.csv text; without it, only the few columns of a block transform's summaries (taken as
+  // none here). Measured (categorical_logit, P = 642, meanfield): the peak grows by 1.1 to 1.8
+  // F x P doubles per final draw; normal with 1,500 groups (P = 1504, adam and natural): by 2.0
+  // O x P doubles per output draw with --output, 2026-12-07.
   const double F = d(s.final_elbo_draws), O = d(s.output_draws);
+  const double out_draws = output_draws_bytes(s);
   if (s.final_from_output) {
     // report_final_from_output: the output draws alone, as report_final_exact's (below).
-    out.push_back({"final draws and the draws.csv text", Phase::final,
-                   2 * O * P * kDouble + draws_text(s) + 3 * O * kDouble});
+    out.push_back({"final draws and the draws.csv text", Phase::final, out_draws + 3 * O * kDouble});
     return;
   }
   out.push_back({"final draws and the draws.csv text", Phase::final,
-                 std::max(2 * F * P * kDouble, (F + 2 * O) * P * kDouble + draws_text(s)) + 3 * F * kDouble});
+                 std::max(2 * F * P * kDouble, F * P * kDouble + out_draws) + 3 * F * kDouble});
 }
 
 // The exact method (inference/exact/exact_vi.cpp over models/expected_log_joint.hpp): no draws
@@ -233,15 +245,15 @@ void exact_vi(const RunSizes& s, std::vector<MemoryTerm>& out) {
   // The checkpoint's state: q, and [passes, step, the last direction (fullrank: P + P^2),
   // Anderson's reference (P, or P^2) and history (2 + a (2 + 2 x 5), sparse 2 x 10)].
   checkpoint_text(s, family_numbers(s) + (dense ? P + 2 * P * P : sparse ? 2 * P + V : P) + (sparse ? 22 : 12) * a, out);
-  // report_final_exact: the output draws through the log joint, values only (eps and zeta, taken
-  // over without a copy), or with fewer than 100 of them first as many draws as final_elbo_draws
-  // for k-hat; then the output draws and their constrained values beside the draws.csv text.
+  // report_final_exact: the output draws through the log joint a batch at a time, values only, or
+  // with fewer than 100 of them first as many draws as final_elbo_draws for k-hat, kept none;
+  // then, with --output, the output draws and their constrained values beside the draws.csv text.
   // Measured (normal, 20,000 groups, P = 20,034; sparse, meanfield and structured; 1000 and 2000
-  // draws): the peak grows by 2.0 O x P doubles per output draw, 2026-12-07.
-  const double O = d(s.output_draws), F = s.output_draws < 100 ? d(s.final_elbo_draws) : 0;
+  // draws): the peak grows by 2.0 O x P doubles per output draw with --output, 2026-12-07.
+  const double F = s.output_draws < 100 ? d(std::min(s.final_elbo_draws, kLogJointBatch)) : 0;
   log_joint_terms(s, passes, false, Phase::final, out);
   out.push_back({"final draws and the draws.csv text", Phase::final,
-                 std::max(2 * F * P * kDouble, 2 * O * P * kDouble + draws_text(s))});
+                 std::max(2 * F * P * kDouble, output_draws_bytes(s))});
 }
 
 struct Method {

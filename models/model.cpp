@@ -461,9 +461,16 @@ Eigen::MatrixXd Model::output_values(const Eigen::Ref<const Eigen::MatrixXd>& th
 Eigen::MatrixXd Model::output_values(const Eigen::Ref<const Eigen::MatrixXd>& theta, Index first, Index n) const {
   if (first < 0 || n < 0 || first + n > theta.cols())
     throw std::invalid_argument("output_values: columns out of range");
+  return output_columns(theta.middleCols(first, n), first);
+}
+
+Eigen::MatrixXd Model::output_columns(const Eigen::Ref<const Eigen::MatrixXd>& columns, Index first) const {
+  const Index n = columns.cols();
+  if (first < 0 || first + n > static_cast<Index>(transforms_.size()))
+    throw std::invalid_argument("output_columns: columns out of range");
   const auto t0 = transforms_.begin() + first;
-  Eigen::MatrixXd x(theta.rows(), n);
-  ad::constrain_values(theta.middleCols(first, n), std::vector<ad::ColumnTransform>(t0, t0 + n), x);
+  Eigen::MatrixXd x(columns.rows(), n);
+  ad::constrain_values(columns, std::vector<ad::ColumnTransform>(t0, t0 + n), x);
   to_output(x, first);
   return x;
 }

@@ -149,6 +149,8 @@ class Model {
   Eigen::MatrixXd output_values(const Eigen::Ref<const Eigen::MatrixXd>& theta) const;
   // Of the columns [first, first + n) only (S x n), which must hold every block they touch whole.
   Eigen::MatrixXd output_values(const Eigen::Ref<const Eigen::MatrixXd>& theta, Index first, Index n) const;
+  // The same from those columns alone: `columns` are theta's columns [first, first + columns.cols()).
+  Eigen::MatrixXd output_columns(const Eigen::Ref<const Eigen::MatrixXd>& columns, Index first) const;
   void to_output(Eigen::Ref<Eigen::MatrixXd> constrained) const;
   // The same for the columns from `first` on (the blocks outside them are left out).
   void to_output(Eigen::Ref<Eigen::MatrixXd> constrained, Index first) const;

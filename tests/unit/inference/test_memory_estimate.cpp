@@ -167,27 +167,37 @@ TEST_CASE("the exact method's sample-average prior terms count their fixed draws
 TEST_CASE("the final report's draws and text: output draws for exact, also the ELBO's for Monte Carlo") {
   RunSizes s = exact_sizes();
   s.algorithm = "meanfield";
-  // Exact: eps and zeta of 1000 output draws, then zeta and the constrained draws beside
-  // draws.csv's text (22 characters a number).
+  // Exact with --output: zeta of the 1000 output draws, then the constrained draws beside them
+  // and draws.csv's text (22 characters a number).
   const double text = 1001.0 * 104 * 22 + 101 * 200;
   CHECK(term(estimate_memory(s), "final draws") == doctest::Approx(2 * 1000.0 * 101 * 8 + text));
+  // Without: one batch of 256 draws (eps and zeta) through the log joint at a time.
   s.output_files = false;
-  CHECK(term(estimate_memory(s), "final draws") == doctest::Approx(2 * 1000.0 * 101 * 8));
-  s.output_draws = 10;  // k-hat then needs final_elbo_draws draws
-  CHECK(term(estimate_memory(s), "final draws") == doctest::Approx(2 * 4000.0 * 101 * 8));
+  CHECK(term(estimate_memory(s), "final draws") == doctest::Approx(2 * 256.0 * 101 * 8));
+  s.output_draws = 200;  // a batch of them all
+  CHECK(term(estimate_memory(s), "final draws") == doctest::Approx(2 * 200.0 * 101 * 8));
+  s.output_draws = 10;  // k-hat then needs final_elbo_draws draws, a batch at a time too
+  CHECK(term(estimate_memory(s), "final draws") == doctest::Approx(2 * 256.0 * 101 * 8));
   // Monte Carlo: the ELBO's 4000 draws first (eps and zeta; zeta is then taken over, not copied),
-  // then the 1000 output draws (eps and zeta) beside it.
+  // then the 1000 output draws a batch at a time beside it (eps and zeta).
   s = sizes();
   s.output_files = false;
   CHECK(term(estimate_memory(s), "final draws") ==
-        doctest::Approx(std::max(2 * 4000.0, 4000.0 + 2 * 1000) * 101 * 8 + 3 * 4000.0 * 8));
+        doctest::Approx(std::max(2 * 4000.0, 4000.0 + 2 * 256) * 101 * 8 + 3 * 4000.0 * 8));
+  // With --output the output draws are kept, with their constrained values and the text.
+  s.output_files = true;
   s.output_draws = 3000;  // the output draws beside the ELBO's then outweigh them
+  const double text3000 = 3001.0 * 104 * 22 + 101 * 200;
   CHECK(term(estimate_memory(s), "final draws") ==
-        doctest::Approx((4000.0 + 2 * 3000) * 101 * 8 + 3 * 4000.0 * 8));
-  // The natural optimizer's summary from the output draws alone: their eps and zeta, then zeta
-  // and the constrained draws, and three numbers a draw (log p, log q, their difference).
+        doctest::Approx((4000.0 + 2 * 3000) * 101 * 8 + text3000 + 3 * 4000.0 * 8));
+  // The natural optimizer's summary from the output draws alone: zeta and the constrained draws
+  // beside the text, and three numbers a draw (log p, log q, their difference); without --output
+  // a batch of them.
   s.final_from_output = true;
-  CHECK(term(estimate_memory(s), "final draws") == doctest::Approx(2 * 3000.0 * 101 * 8 + 3 * 3000.0 * 8));
+  CHECK(term(estimate_memory(s), "final draws") ==
+        doctest::Approx(2 * 3000.0 * 101 * 8 + text3000 + 3 * 3000.0 * 8));
+  s.output_files = false;
+  CHECK(term(estimate_memory(s), "final draws") == doctest::Approx(2 * 256.0 * 101 * 8 + 3 * 3000.0 * 8));
 }
 
 TEST_CASE("what the remedies in the error message change goes down") {
