@@ -8,7 +8,9 @@
 
 #include "cli/logging.hpp"
 #include "common/error.hpp"
+#include "models/data/csv_reader.hpp"
 #include "models/default_priors.hpp"
+#include "models/design/design.hpp"
 #include "models/spec/term_names.hpp"
 
 namespace bvi::cli {
@@ -79,15 +81,36 @@ FitForConfig load_fit_for_config(spec::Config& config, const std::string& fit_di
   const models::FitResult& fit = f.fit;
   const models::design::Design& design = f.design;
 
-  // The fit must be a fit of this model: the same likelihood and the same parameters.
+  // The fit must be a fit of this model: the same likelihood, response, terms and parameters.
   if (fit.likelihood != config.model.likelihood)
     throw config_error("/model/likelihood", "the fit in " + fit_dir + " was made with '" + fit.likelihood +
                                                 "', the config says '" + config.model.likelihood + "'");
+  // The rows are read with the fit's response column: a config naming another would be answered
+  // for the fit's response under the config's name.
+  if (!fit.response.empty() && fit.response != config.data.response)
+    throw config_error(config.model.formula.empty() ? "/data/response" : "/model/formula",
+                       "the fit in " + fit_dir + " was made with the response '" + fit.response +
+                           "', the config says '" + config.data.response + "'");
   std::vector<std::string> terms;
   for (const auto& t : design.terms) terms.push_back(t.text);
   if (config.data.features && in_design_order(*config.data.features) != terms)
     throw config_error("/data/features",
                        "the fit in " + fit_dir + " was made with the terms " + fit_rows_join(terms));
+  if (!config.data.features) {
+    // The default terms, every column the model does not use otherwise, are the data file's
+    // header's: planned from it as the fit planned them (its columns' kinds do not change which
+    // terms there are).
+    const data::CsvReader header(config.data.csv);
+    const models::design::Design planned = models::design::plan_design(
+        config, header.columns(), [](const std::vector<int>& c) { return std::vector<bool>(c.size(), false); },
+        file_line(config.data.csv, 1));
+    std::vector<std::string> defaults;
+    for (const auto& t : planned.terms) defaults.push_back(t.text);
+    if (defaults != terms)
+      throw config_error("/data/features", "the fit in " + fit_dir + " was made with the terms " +
+                                               fit_rows_join(terms) + "; the config has none, and every other column of " +
+                                               config.data.csv + " is " + fit_rows_join(defaults));
+  }
   models::ModelShape shape;
   shape.features = design.column_names();
   for (const auto& t : design.terms) shape.terms.push_back({t.text, t.first_column, t.n_columns});
@@ -98,6 +121,14 @@ FitForConfig load_fit_for_config(spec::Config& config, const std::string& fit_di
   for (const auto& name : fit.names)
     if (name.compare(0, 10, "cutpoints.") == 0) ++cutpoints;
   if (cutpoints > 0) shape.response_levels = cutpoints + 1;
+  const auto check_categories = [&] {
+    if (config.model.categories > 0 && config.model.categories != shape.response_levels)
+      throw config_error("/model/categories", "the fit in " + fit_dir + " has " +
+                                                  std::to_string(shape.response_levels) +
+                                                  " categories; the config says " +
+                                                  std::to_string(config.model.categories));
+  };
+  if (cutpoints > 0) check_categories();
   if (config.model.likelihood == "categorical_logit") {
     // categorical_logit's K: its non-reference categories (alpha.k, beta.k.j) and the reference.
     std::set<std::string> categories;
@@ -108,6 +139,7 @@ FitForConfig load_fit_for_config(spec::Config& config, const std::string& fit_di
       categories.insert(rest.substr(0, rest.find('.')));
     }
     shape.response_levels = static_cast<Eigen::Index>(categories.size()) + 1;
+    check_categories();
   }
   // The fit's labels (/data/levels) and the config's must be the same list: each label is read as
   // its position, so another list would read the new rows' categories differently.

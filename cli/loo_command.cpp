@@ -8,6 +8,7 @@
 #include "bvi_version.hpp"
 #include "cli/common_options.hpp"
 #include "cli/logging.hpp"
+#include "cli/output_paths.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "inference/reduce/collective_error.hpp"
@@ -119,6 +120,10 @@ LooJson loo_document(const LooRun& run, const std::string& pointwise_file) {
 int run_loo(const LooOptions& o, reduce::Communicator& comm) {
   setup_logging(o.log_level);
   const bool root = comm.is_root();
+  refuse_clashing_paths({{"--output", o.output}, {"--pointwise", o.pointwise}},
+                        {{"the config", o.config},
+                         {"the fit's summary.json", o.fit + "/summary.json"},
+                         {"the fit's draws.csv", o.fit + "/draws.csv"}});
   // Before the work: outputs that cannot be written fail now (rank 0 writes them).
   reduce::collectively(comm, [&] {
     if (!root) return;

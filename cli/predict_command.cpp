@@ -10,6 +10,7 @@
 #include "cli/common_options.hpp"
 #include "cli/fit_rows.hpp"
 #include "cli/logging.hpp"
+#include "cli/output_paths.hpp"
 #include "cli/number_format.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
@@ -228,6 +229,11 @@ CLI::App* setup_predict(CLI::App& app, PredictOptions& o) {
 int run_predict(const PredictOptions& o) {
   setup_logging(o.log_level);
   spec::Config config = spec::parse_config(o.config);
+  refuse_clashing_paths({{"--metrics", o.metrics}, {"--replicates", o.replicates.second}},
+                        {{"the config", o.config},
+                         {"the data", o.data.empty() ? config.data.csv : o.data},
+                         {"the fit's summary.json", o.fit + "/summary.json"},
+                         {"the fit's draws.csv", o.fit + "/draws.csv"}});
   // Before the work: a --metrics file that cannot be written fails now, not after the predictions.
   if (!o.metrics.empty()) prepare_output_file(o.metrics);
   const Eigen::Index replicates = o.replicates.first;

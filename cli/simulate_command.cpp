@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli/common_options.hpp"
+#include "cli/output_paths.hpp"
 #include "common/atomic_file_writer.hpp"
 #include "common/error.hpp"
 #include "models/data/simulated_csv.hpp"
@@ -130,14 +131,6 @@ void write_stdout(std::string_view text) {
   }
 }
 
-// The same path spelled two ways (`a.csv`, `./a.csv`), or two links to one file.
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ea, eb;
-  const fs::path ca = fs::weakly_canonical(a, ea), cb = fs::weakly_canonical(b, eb);
-  if (!ea && !eb && ca == cb) return true;
-  return fs::equivalent(a, b, ea) && !ea;
-}
-
 std::string joined(const std::vector<std::string>& names) {
   std::string s;
   for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
@@ -199,8 +192,7 @@ data::SimulationSpec simulation_spec(const SimulateOptions& o) {
 int run_simulate(const SimulateOptions& o) {
   const std::string truth_path =
       !o.truth.empty() ? o.truth : (o.output.empty() ? std::string() : default_truth_path(o.output));
-  if (!o.output.empty() && !truth_path.empty() && same_file(o.output, truth_path))
-    throw usage_error("--output and --truth name the same file '" + o.output + "'");
+  refuse_clashing_paths({{"--output", o.output}, {"--truth", truth_path}}, {});
 
   const data::SimulationSpec spec = simulation_spec(o);
 
