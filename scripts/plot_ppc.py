@@ -154,13 +154,24 @@ def read_replicates(path, rows):
             if not 0 <= i < rows:
                 raise InputError(EX_DATAERR, f"{path}:1", f"'{name}' names a row the data (of {rows} rows) lacks")
             index.append(i)
-        try:
-            m = np.loadtxt(f, delimiter=",", ndmin=2)
-        except ValueError as exc:
-            raise InputError(EX_DATAERR, path, f"not a matrix of numbers ({exc})")
-    if m.shape[0] == 0 or m.shape[1] != len(index) or not np.all(np.isfinite(m)):
-        raise InputError(EX_DATAERR, path, "no replicates, a ragged row or a number that is not finite")
-    return m, np.array(index)
+        values = []
+        for line_no, line in enumerate(f, start=2):
+            if not line.strip():
+                continue
+            cells = line.rstrip("\r\n").split(",")
+            if len(cells) != len(index):
+                raise InputError(EX_DATAERR, f"{path}:{line_no}",
+                                 f"{len(cells)} fields, the header has {len(index)} (a truncated file?)")
+            try:
+                row = [float(c) for c in cells]
+            except ValueError:
+                raise InputError(EX_DATAERR, f"{path}:{line_no}", "a field that is not a number")
+            if not all(np.isfinite(row)):
+                raise InputError(EX_DATAERR, f"{path}:{line_no}", "a number that is not finite")
+            values.append(row)
+    if not values:
+        raise InputError(EX_DATAERR, path, "no replicates (only the header)")
+    return np.array(values, dtype=float).reshape(len(values), len(index)), np.array(index)
 
 
 STATS = {
@@ -286,7 +297,7 @@ def main(argv):
         for k, level in enumerate(keep):
             m = labels == level
             t, p = plot_stat(axes[k // cols][k % cols], y[m], yrep[:, m], a.stat, f"{a.group} = {level}")
-            sys.stderr.write(f"{PROG}: {a.group} = {level}: T(y) = {t:.17g}, p = {p:.17g}\n")
+            sys.stderr.write(f"{PROG}: {a.group} = {level}: T(y) = {float(t)!r}, p = {float(p)!r}\n")
         for k in range(len(keep), nrows * cols):
             axes[k // cols][k % cols].axis("off")
         fig.suptitle(f"{STATS[a.stat][1]} of {a.response} by {a.group}: {n_rep} replicates")
@@ -300,7 +311,7 @@ def main(argv):
             plot_calibration(ax, y, yrep)
         else:
             t, p = plot_stat(ax, y, yrep, a.stat)
-            sys.stderr.write(f"{PROG}: T(y) = {t:.17g}, p = {p:.17g}\n")
+            sys.stderr.write(f"{PROG}: T(y) = {float(t)!r}, p = {float(p)!r}\n")
         fig.suptitle(f"{a.response}: {len(y)} rows, {n_rep} replicates ({kind})", fontsize=10)
     fig.tight_layout()
     save(fig, a.output)

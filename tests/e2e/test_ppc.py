@@ -218,6 +218,20 @@ class PlotScript(BinaryTestCase):
         p = plot(base + ["--data", self.path("short.csv")])
         self.assertEqual(p.returncode, 65, p.stderr)
         self.assertIn("lacks", p.stderr)
+        # Replicates files cut short: only the header, a row cut in the middle, a cell not a
+        # number; one line naming the file (and the line), no warning of numpy's before it.
+        with open(self.path("yrep.csv")) as f:
+            lines = f.read().splitlines()
+        for name, text, where in [("header.csv", lines[0] + "\n", ""),
+                                  ("cut.csv", "\n".join(lines[:3]) + "\n" + lines[3][: len(lines[3]) // 2] + "\n", ":4"),
+                                  ("word.csv", lines[0] + "\n" + ",".join(["x"] * 30) + "\n", ":2")]:
+            with self.subTest(file=name):
+                path = self.write(name, text)
+                p = plot(base + ["--replicates", path])
+                self.assertEqual(p.returncode, 65, p.stderr)
+                err = p.stderr.strip().splitlines()
+                self.assertEqual(len(err), 1, p.stderr)
+                self.assertTrue(err[0].startswith("plot_ppc.py: error: " + path + where + ": "), err[0])
 
 
 if __name__ == "__main__":
