@@ -75,6 +75,24 @@ class EvalMatchesScipy(BinaryTestCase):
     def test_student_t(self):
         self.eval_family("student_t")
 
+    def test_parameters_outside_their_support_give_nan_without_a_sign(self):
+        # phi = 0 or < 0, sigma = 0 or < 0: no density there. Whatever sign bit the arithmetic
+        # leaves on a NaN, the CSV says nan (as it documents), never -nan.
+        for family, name in (("negative_binomial_log", "phi"), ("normal", "sigma")):
+            with self.subTest(family=family):
+                cols = lm.simulate(family, 20, 0.3, [0.8, -0.5, 0.2], seed=11)
+                csv = self.path(family + "_bad.csv")
+                lm.write_csv(csv, cols)
+                cfg = lm.config(family, csv, FEATURES)
+                names = lm.param_names(family, 3)
+                self.assertEqual(names[4], name)
+                params = ",".join(names) + "\n0,0,0,0,0\n0,0,0,0,-1\n"
+                p = run(["eval", self.write_config(cfg, family + ".json"), "--grad", "--params", "-"], stdin=params)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertNotIn("-nan", p.stdout)
+                out = read_csv_rows(p.stdout)
+                self.assertEqual(out[0]["log_joint"], "nan")
+
     def test_normal_standardize_leaves_the_response_alone(self):
         self.eval_family("normal", standardize=True)
 
