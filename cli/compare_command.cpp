@@ -52,6 +52,7 @@ struct CompareModel {
   std::string name;  // the argument as given
   double elpd_loo = 0, se_elpd_loo = 0, p_loo = 0, se_p_loo = 0, looic = 0, se_looic = 0;
   std::string response_hash;
+  std::string row_hash;    // the responses in their order (empty: written before row hashes)
   std::vector<long> rows;  // the data rows (1-based records), in order
   Eigen::VectorXd elpd;    // pointwise elpd_loo (NaN where a subsampled loo did not sample)
   // A subsampled loo (loo --subsample): every row's approximation, which rows were sampled, and
@@ -153,6 +154,7 @@ CompareModel model_from_document(const std::string& path) {
   }
   if (d.contains("response_hash") && d.at("response_hash").is_string())
     m.response_hash = d.at("response_hash");
+  if (d.contains("row_hash") && d.at("row_hash").is_string()) m.row_hash = d.at("row_hash");
   if (!d.contains("pointwise_file") || !d.at("pointwise_file").is_string())
     throw data_error(
         path, "has no pointwise values, which the paired differences need (run loo with --pointwise FILE)");
@@ -194,6 +196,7 @@ CompareModel model_from_fit(const std::string& dir, int threads) {
   m.looic = run.totals.looic.estimate;
   m.se_looic = run.totals.looic.se;
   m.response_hash = run.response_hash;
+  m.row_hash = run.row_hash;
   m.elpd.resize(static_cast<Eigen::Index>(run.pointwise.size()));
   for (std::size_t i = 0; i < run.pointwise.size(); ++i) {
     m.rows.push_back(run.pointwise[i].row);
@@ -219,8 +222,15 @@ int run_compare(const CompareOptions& o) {
     models.push_back(std::filesystem::is_directory(in, ec) ? model_from_fit(in, threads)
                                                            : model_from_document(in));
   }
-  // The same data: the same rows (count and records) and the same responses.
+  // The same data: the same rows (count and records), the same responses and in the same order.
+  // The response hash is order-free and rows are numbered by each fit's own file, so a fit of the
+  // same file with its rows shuffled passes those checks while compare would pair different rows;
+  // the row hash tells it. Documents and summaries of earlier versions have no row hash: checked
+  // against the first model that has one.
   const CompareModel& first = models.front();
+  const CompareModel* ordered = nullptr;
+  for (const CompareModel& m : models)
+    if (!ordered && !m.row_hash.empty()) ordered = &m;
   for (const CompareModel& m : models) {
     if (m.elpd.size() != first.elpd.size())
       throw data_error(m.name, "has " + std::to_string(m.elpd.size()) + " rows, " + first.name + " has " +
@@ -234,6 +244,11 @@ int run_compare(const CompareOptions& o) {
       throw data_error(m.name, "was evaluated on other responses than " + first.name + " (response hash " +
                                    m.response_hash + " against " + first.response_hash +
                                    "): models of different data cannot be compared");
+    if (ordered && !m.row_hash.empty() && m.row_hash != ordered->row_hash)
+      throw data_error(m.name, "holds other rows than " + ordered->name + " at the same positions (row hash " +
+                                   m.row_hash + " against " + ordered->row_hash +
+                                   ": the same responses in another order?): models of different data cannot "
+                                   "be compared");
   }
   const auto K = static_cast<Eigen::Index>(models.size());
   const Eigen::Index N = first.elpd.size();

@@ -292,15 +292,28 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
   record.design = &problem.design;
   record.dropped_rows = problem.data.dropped_rows;
   {
-    // The responses' fingerprint, over every rank's rows (a collective: every rank is here).
+    // The responses' fingerprint, over every rank's rows (collectives: every rank is here). The
+    // row hash needs each row's index among the rows used: a rank holds a contiguous range of
+    // chunks, ranks in row order (reduce::ShardPlan), so its rows come after the kept rows of the
+    // ranks before it (an exclusive scan of the kept counts; not first_row, which counts the
+    // records dropped for missing values too).
+    const int ranks = comm.size();
+    std::vector<long> kept(static_cast<std::size_t>(ranks), 0);
+    kept[static_cast<std::size_t>(comm.rank())] = static_cast<long>(problem.data.y.size());
+    comm.allreduce_sum(kept.data(), ranks);
+    long before = 0;
+    for (int r = 0; r < comm.rank(); ++r) before += kept[static_cast<std::size_t>(r)];
     models::ResponseHash yh;
-    for (Eigen::Index i = 0; i < problem.data.y.size(); ++i) yh.add(problem.data.y[i]);
-    long sums[3] = {yh.rows, yh.low, yh.high};
-    comm.allreduce_sum(sums, 3);
+    for (Eigen::Index i = 0; i < problem.data.y.size(); ++i) yh.add(problem.data.y[i], before + static_cast<long>(i));
+    long sums[5] = {yh.rows, yh.low, yh.high, yh.row_low, yh.row_high};
+    comm.allreduce_sum(sums, 5);
     yh.rows = sums[0];
     yh.low = sums[1];
     yh.high = sums[2];
+    yh.row_low = sums[3];
+    yh.row_high = sums[4];
     record.response_hash = yh.text();
+    record.row_hash = yh.row_text();
   }
   {
     std::error_code ec;

@@ -126,6 +126,7 @@ Json summary_json(const FitRecord& r) {
   data["likelihood"] = r.config->model.likelihood;
   data["intercept"] = r.config->model.intercept;
   if (!r.response_hash.empty()) data["response_hash"] = r.response_hash;
+  if (!r.row_hash.empty()) data["row_hash"] = r.row_hash;
   // A weighted fit names its weights column (absent: unweighted).
   if (r.config->data.weights) data["weights"] = *r.config->data.weights;
   // An ordinal response read as labels: their order (absent: integer categories).

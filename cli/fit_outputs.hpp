@@ -30,6 +30,7 @@ struct FitRecord {
   const models::design::Design* design = nullptr;  // variables, levels, terms, groups
   long long dropped_rows = 0;                      // left out for missing values
   std::string response_hash;                       // models/response_hash.hpp, for loo and compare
+  std::string row_hash;                            // the same, order-sensitive (row_text())
   std::string config_path;                         // absolute: where compare finds the fit's config
   double seconds = 0;
   // The exact method's: passes over the data, the final fixed-point residual, and how each

@@ -112,6 +112,7 @@ LooJson loo_document(const LooRun& run, const std::string& pointwise_file) {
   d["likelihood"] = run.likelihood;
   d["response"] = run.response;
   d["response_hash"] = run.response_hash;
+  d["row_hash"] = run.row_hash;
   d["pointwise_file"] = pointwise_file.empty() ? LooJson(nullptr) : LooJson(absolute_path(pointwise_file));
   d["version"] = kVersion;
   return d;

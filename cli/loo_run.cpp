@@ -336,7 +336,7 @@ LooRun compute_loo(const LooRequest& req, reduce::Communicator& comm) {
     for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(fields)) {
       const double* f = all.data() + i;
       const long record = static_cast<long>(f[0]);
-      yh.add(f[1]);
+      yh.add(f[1]);  // every rank adds every row in row order: its index is the rows added before
       LooRowValue v{record, f[2], f[3], -2.0 * f[2], f[4], 0.0, true};
       if (subsampled) {
         v = {record, f[4], f[5], -2.0 * f[4], f[6], f[2], f[3] != 0};
@@ -379,6 +379,14 @@ LooRun compute_loo(const LooRequest& req, reduce::Communicator& comm) {
       throw data_error(path, "the fit in " + req.fit + " was made with other values of the response '" +
                                  fit.response + "' (response hash " + fit.response_hash + ", these rows " +
                                  yh.text() + "): a fit of other data?");
+    // The same responses in another order (the rows shuffled). loo's totals would not change
+    // (log p(theta, y) is a sum over rows), but its rows would be numbered as the config's file
+    // numbers them, not as the fit's, and compare pairs models row by row: refused, as the fit
+    // of another file it most likely is.
+    if (!fit.row_hash.empty() && fit.row_hash != yh.row_text())
+      throw data_error(path, "the fit in " + req.fit + " was made with the same values of the response '" +
+                                 fit.response + "' in another order (row hash " + fit.row_hash + ", these rows " +
+                                 yh.row_text() + "): the rows must be in the order the fit used");
     if (first_impossible > 0)
       throw data_error(file_line(path, first_impossible + 1),
                        "the log likelihood of this row is not a finite number at some draw of the fit (y "
@@ -393,6 +401,7 @@ LooRun compute_loo(const LooRequest& req, reduce::Communicator& comm) {
                                  " sampled rows once rows with missing values were dropped (2 are needed)");
   });
   run.response_hash = yh.text();
+  run.row_hash = yh.row_text();
   if (subsampled) {
     run.subsample_totals = sub.totals();
   } else {

@@ -27,6 +27,7 @@ struct LooRun {
   std::string config;  // the config path as given
   std::string fit;     // the fit folder
   std::string likelihood, response, response_hash;
+  std::string row_hash;  // models/response_hash.hpp's row_text(): the responses in their order
   long draws = 0;
   diagnostics::LooTotals totals;
   // --subsample M: the difference estimator's totals (totals above is then unset), and the seed
@@ -56,7 +57,7 @@ struct LooRequest {
 // 2 <= subsample <= the data's records.
 // Errors: those of load_fit_for_config and read_fit_rows; 65 when the data have no response,
 // when the fit was made with other data (another number of rows, other responses: the hashes
-// differ), when the fit's draws.csv holds a log_p__ or log_g__ that is not a finite number, or when
+// differ; the same responses in another order: the row hashes differ, when the fit records one), when the fit's draws.csv holds a log_p__ or log_g__ that is not a finite number, or when
 // a row's log likelihood is not finite at some draw (y impossible under a draw: no ratio exists).
 // Under MPI every rank calls it (the chunks of rows are shared out; every rank returns the same
 // run, and errors are agreed on, so every rank throws the same one).

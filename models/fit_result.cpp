@@ -118,6 +118,7 @@ FitResult read_fit(const std::string& dir) {
     fit.intercept = d.at("intercept").get<bool>();
     if (d.contains("design")) fit.design = d.at("design");
     if (d.contains("response_hash")) fit.response_hash = d.at("response_hash").get<std::string>();
+    if (d.contains("row_hash")) fit.row_hash = d.at("row_hash").get<std::string>();
     if (d.contains("levels")) fit.levels = d.at("levels").get<std::vector<std::string>>();
     if (s.contains("rows") && s.at("rows").is_number_integer()) fit.rows = s.at("rows").get<long long>();
     if (s.contains("seed") && s.at("seed").is_number_integer()) fit.seed = s.at("seed").get<long long>();

@@ -22,6 +22,7 @@ struct FitResult {
   long long seed = 0;             // the fit's seed
   long long rows = -1;            // the summary's rows (-1 when absent)
   std::string response_hash;      // the summary's data.response_hash (empty for fits made before it)
+  std::string row_hash;           // the summary's data.row_hash (empty for fits made before it)
   std::vector<std::string> levels;  // the summary's data.levels: an ordinal response's labels (else empty)
 };
 

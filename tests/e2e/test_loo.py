@@ -22,7 +22,7 @@ from bvi_test import BINARY, SEED_CSV, SOURCE_DIR, BinaryTestCase, run
 
 LOO_KEYS = ("elpd_loo", "se_elpd_loo", "p_loo", "se_p_loo", "looic", "se_looic", "rows", "draws",
             "pareto_k_bands", "high_pareto_k", "method", "config", "fit", "likelihood", "response",
-            "response_hash", "pointwise_file", "version")
+            "response_hash", "row_hash", "pointwise_file", "version")
 
 
 def have_r_loo():
@@ -290,6 +290,7 @@ class TestLooModels(BinaryTestCase):
         a = load_json(os.path.join(serial, "summary.json"))["data"]
         b = load_json(os.path.join(ranks, "summary.json"))["data"]
         self.assertEqual(a["response_hash"], b["response_hash"])
+        self.assertEqual(a["row_hash"], b["row_hash"])
         pw1, pw2, pw3 = self.path("pw1.csv"), self.path("pw2.csv"), self.path("pw3.csv")
         one = run(["loo", cfg, "--fit", serial, "--draws", "200", "--pointwise", pw1])
         self.assertEqual(one.returncode, 0, one.stderr)

@@ -48,4 +48,47 @@ TEST_CASE("response hash: shards add up to the whole, in any order; -0 is 0; flo
   CHECK(hash_of({0.1}) == hash_of({static_cast<double>(0.1f)}));
 }
 
+TEST_CASE("row hash: another order of the same responses differs; the response hash does not") {
+  const std::vector<double> y = {0, 1, 1, 0, 2.5};
+  const std::vector<double> swapped = {1, 0, 1, 0, 2.5};  // rows 1 and 2 exchanged
+  ResponseHash a, b;
+  for (double v : y) a.add(v);
+  for (double v : swapped) b.add(v);
+  CHECK(a.text() == b.text());
+  CHECK(a.row_text() != b.row_text());
+  CHECK(a.row_text() != a.text());
+  CHECK(a.row_text().size() == 16);
+  // Pinned by a Python transcription of the formula (struct.pack('<f'), SplitMix64 in 64-bit
+  // arithmetic): text() is what earlier versions wrote, so old summaries still match.
+  CHECK(a.text() == "10c5ba4351b7f33d");
+  CHECK(a.row_text() == "b9a9f2705aa52dc6");
+  CHECK(b.row_text() == "a0defb517648f5bc");
+  // Only the order of different values matters: equal responses exchanged are the same rows.
+  ResponseHash c;
+  for (double v : {1.0, 0.0, 1.0, 0.0, 2.5}) c.add(v);
+  CHECK(c.row_text() == b.row_text());
+}
+
+TEST_CASE("row hash: shards added with their global indexes merge to the whole, in any order") {
+  const std::vector<double> y = {3, 0, 7, 1, 12, 0, 5};
+  ResponseHash whole;
+  for (double v : y) whole.add(v);
+  // Two shards, as two ranks add them: each row with its index among all the rows.
+  ResponseHash first, second;
+  for (long i = 0; i < 3; ++i) first.add(y[static_cast<std::size_t>(i)], i);
+  for (long i = 3; i < 7; ++i) second.add(y[static_cast<std::size_t>(i)], i);
+  ResponseHash sum;
+  sum.merge(second);
+  sum.merge(first);
+  CHECK(sum.text() == whole.text());
+  CHECK(sum.row_text() == whole.row_text());
+  // A shard that numbered its rows from 0 (its local indexes) is another set of rows.
+  ResponseHash local;
+  for (long i = 0; i < 4; ++i) local.add(y[static_cast<std::size_t>(3 + i)], i);
+  ResponseHash wrong = first;
+  wrong.merge(local);
+  CHECK(wrong.text() == whole.text());
+  CHECK(wrong.row_text() != whole.row_text());
+}
+
 }  // namespace test_response_hash
