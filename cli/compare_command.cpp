@@ -14,6 +14,7 @@
 #include "cli/loo_command.hpp"
 #include "cli/loo_run.hpp"
 #include "common/error.hpp"
+#include "common/number_text.hpp"
 #include "common/read_file.hpp"
 #include "inference/diagnostics/loo.hpp"
 #include "inference/diagnostics/loo_compare.hpp"
@@ -126,6 +127,60 @@ void read_pointwise(const std::string& path, CompareModel& m) {
   if (sub) m.approx = Eigen::Map<const Eigen::VectorXd>(approx.data(), static_cast<Eigen::Index>(approx.size()));
 }
 
+// The pointwise file must be the document's own: the paired differences come from the file and
+// the table's totals from the document, so another model's file (pointed to, or copied in its
+// place) or an edited value would give a comparison of numbers no loo produced. loo and kfold
+// write every pointwise value with 17 significant digits and the JSON total as a round-trip
+// double, so the file's values give the document's total back up to the summation's rounding:
+// loo's total is N times a running mean (LooAccumulator), kfold's a plain sum, each within
+// N eps sum_i |elpd_i| of a compensated sum at worst (about sqrt(N) eps in practice). 1e-9 of
+// that magnitude is above the worst case up to N ~ 10^7 rows and far below any change that
+// matters to a comparison. A subsampled loo's total is the difference estimator,
+// N (mean_i a_i + mean_j (elpd_j - a_j)) over every row's approximation a_i and the sampled rows
+// j, recomputed the same way.
+void check_pointwise_total(const CompareModel& m, const std::string& pw, const std::string& doc,
+                           const char* key) {
+  // Neumaier's compensated sum: the file's order and N do not move the result past an ulp or so.
+  struct Sum {
+    double s = 0, c = 0, magnitude = 0;
+    void add(double x) {
+      const double t = s + x;
+      c += std::abs(s) >= std::abs(x) ? (s - t) + x : (x - t) + s;
+      s = t;
+      magnitude += std::abs(x);
+    }
+    double value() const { return s + c; }
+  };
+  const auto n = static_cast<std::size_t>(m.elpd.size());
+  double total = 0, magnitude = 0;
+  if (!m.subsampled) {
+    Sum e;
+    for (std::size_t i = 0; i < n; ++i) e.add(m.elpd[static_cast<Eigen::Index>(i)]);
+    total = e.value();
+    magnitude = e.magnitude;
+  } else {
+    Sum a, d;
+    long sampled = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto k = static_cast<Eigen::Index>(i);
+      a.add(m.approx[k]);
+      if (m.sampled[i]) {
+        d.add(m.elpd[k] - m.approx[k]);
+        ++sampled;
+      }
+    }
+    if (sampled < 2)
+      throw data_error(pw, "has " + std::to_string(sampled) + " sampled rows (a subsampled loo has 2 or more)");
+    const double scale = static_cast<double>(n) / static_cast<double>(sampled);
+    total = a.value() + scale * d.value();
+    magnitude = a.magnitude + scale * d.magnitude;
+  }
+  if (!(std::abs(total - m.elpd_loo) <= 1e-9 * std::max(magnitude, std::abs(m.elpd_loo))))
+    throw data_error(pw, std::string("its ") + (m.subsampled ? "rows give elpd_loo " : "values add up to ") +
+                             shortest_text(total) + " where " + doc + " says " + key + " " + shortest_text(m.elpd_loo) +
+                             ": not that document's pointwise file (another model's, or edited)");
+}
+
 CompareModel model_from_document(const std::string& path) {
   CompareModel m;
   m.name = path;
@@ -164,6 +219,7 @@ CompareModel model_from_document(const std::string& path) {
   if (static_cast<double>(m.elpd.size()) != rows)
     throw data_error(pw.string(), "holds " + std::to_string(m.elpd.size()) + " rows where " + path +
                                       " says " + std::to_string(static_cast<long>(rows)));
+  check_pointwise_total(m, pw.string(), path, kfold ? "elpd_kfold" : "elpd_loo");
   return m;
 }
 

@@ -1,5 +1,6 @@
 """What `bayes-vi compare` (and `loo`) must refuse beyond other data: fits of the same responses
-in another row order (the row hash)."""
+in another row order (the row hash), and a loo document whose pointwise file is not its own (the
+values' sum against the document's elpd_loo)."""
 import json
 import os
 import shutil
@@ -128,6 +129,61 @@ class TestRowOrder(LooFits):
         q = run(["loo", cfg, "--fit", ranks, "--draws", "100"])
         self.assertEqual(q.returncode, 0, q.stderr)
         self.assertEqual(json.loads(q.stdout)["row_hash"], a["data"]["row_hash"])
+
+
+class TestPointwiseFile(LooFits):
+    def loo_doc(self, name, *extra):
+        doc, pw = self.path("loo_%s.json" % name), self.path("pw_%s.csv" % name)
+        self.loo(name, "--output", doc, "--pointwise", pw, *extra)
+        return doc, pw
+
+    def test_a_document_pointing_to_another_models_pointwise_file(self):
+        a, pw_a = self.loo_doc("a")
+        b, pw_b = self.loo_doc("b")
+        d = load_json(a)
+        d["pointwise_file"] = pw_b
+        write_json(a, d)
+        self.assert_error(run(["compare", a, b]), 65, where=pw_b, contains="elpd_loo")
+        # A copy of the other model's file in the document's place (the same name).
+        d["pointwise_file"] = pw_a
+        write_json(a, d)
+        shutil.copy(pw_b, pw_a)
+        self.assert_error(run(["compare", a, b]), 65, where=pw_a, contains="elpd_loo")
+
+    def test_one_value_edited(self):
+        a, pw_a = self.loo_doc("a")
+        b, _ = self.loo_doc("b")
+        with open(pw_a) as f:
+            lines = f.read().splitlines()
+        cells = lines[7].split(",")
+        cells[1] = repr(float(cells[1]) - 0.25)
+        lines[7] = ",".join(cells)
+        with open(pw_a, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.assert_error(run(["compare", a, b]), 65, where=pw_a, contains="elpd_loo")
+
+    def test_a_row_fewer(self):
+        a, pw_a = self.loo_doc("a")
+        b, _ = self.loo_doc("b")
+        with open(pw_a) as f:
+            lines = f.read().splitlines()
+        with open(pw_a, "w") as f:
+            f.write("\n".join(lines[:-1]) + "\n")
+        self.assert_error(run(["compare", a, b]), 65, where=pw_a, contains="rows")
+
+    def test_subsampled_document_with_an_edited_value(self):
+        a, pw_a = self.loo_doc("a", "--subsample", "40")
+        b, _ = self.loo_doc("b", "--subsample", "40")
+        self.assertEqual(run(["compare", a, b]).returncode, 0)
+        with open(pw_a) as f:
+            lines = f.read().splitlines()
+        i = next(i for i in range(1, len(lines)) if lines[i].split(",")[2] == "1")
+        cells = lines[i].split(",")
+        cells[3] = repr(float(cells[3]) - 0.25)
+        lines[i] = ",".join(cells)
+        with open(pw_a, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.assert_error(run(["compare", a, b]), 65, where=pw_a, contains="elpd_loo")
 
 
 if __name__ == "__main__":
