@@ -50,7 +50,8 @@ namespace {
 using CompareJson = nlohmann::ordered_json;
 
 struct CompareModel {
-  std::string name;  // the argument as given
+  std::string name;       // the argument as given
+  std::string criterion;  // "loo" (PSIS-LOO, full or subsampled) or "kfold" (kfold's refits)
   double elpd_loo = 0, se_elpd_loo = 0, p_loo = 0, se_p_loo = 0, looic = 0, se_looic = 0;
   std::string response_hash;
   std::string row_hash;    // the responses in their order (empty: written before row hashes)
@@ -194,6 +195,7 @@ CompareModel model_from_document(const std::string& path) {
   // A kfold document (bayes-vi kfold) names its estimates elpd_kfold, p_kfold, kfoldic, as R's
   // kfold() does; loo_compare ranks either kind by elpd.
   const bool kfold = d.contains("method") && d.at("method") == "kfold";
+  m.criterion = kfold ? "kfold" : "loo";
   m.elpd_loo = json_number(d, kfold ? "elpd_kfold" : "elpd_loo", path);
   m.se_elpd_loo = json_number(d, kfold ? "se_elpd_kfold" : "se_elpd_loo", path);
   m.p_loo = json_number(d, kfold ? "p_kfold" : "p_loo", path);
@@ -245,6 +247,7 @@ CompareModel model_from_fit(const std::string& dir, int threads) {
   const LooRun run = compute_loo(req, alone);
   CompareModel m;
   m.name = dir;
+  m.criterion = "loo";
   m.elpd_loo = run.totals.elpd_loo.estimate;
   m.se_elpd_loo = run.totals.elpd_loo.se;
   m.p_loo = run.totals.p_loo.estimate;
@@ -305,6 +308,20 @@ int run_compare(const CompareOptions& o) {
                                    m.row_hash + " against " + ordered->row_hash +
                                    ": the same responses in another order?): models of different data cannot "
                                    "be compared");
+  }
+  // kfold and loo results estimate the same elpd by different cross-validations (refits against
+  // importance sampling of one fit), so their difference carries both estimators' errors, not only
+  // the models'. R's loo_compare warns ("Comparing LOO-CV to K-fold-CV") and goes on; so does this,
+  // and the output names each model's criterion.
+  bool mixed = false;
+  for (const CompareModel& m : models) mixed = mixed || m.criterion != first.criterion;
+  if (mixed) {
+    const auto of = [&models](const char* c) {
+      return std::find_if(models.begin(), models.end(), [c](const CompareModel& m) { return m.criterion == c; })->name;
+    };
+    cli_logger().warn("comparing LOO-CV to K-fold-CV (" + of("kfold") + " is a kfold result, " + of("loo") +
+                      " a loo one): for a more accurate comparison use kfold with the same folds, or loo, "
+                      "for all models compared");
   }
   const auto K = static_cast<Eigen::Index>(models.size());
   const Eigen::Index N = first.elpd.size();
@@ -385,11 +402,13 @@ int run_compare(const CompareOptions& o) {
     header = {"",      "elpd_diff", "se_diff",  "subsampling_se_diff", "elpd_loo", "se_elpd_loo", "subsampling_se_elpd_loo",
               "p_loo", "se_p_loo",  "looic",   "se_looic"};
   if (weights.size() > 0) header.push_back("weight");
+  if (mixed) header.push_back("criterion");
   std::vector<std::vector<std::string>> cells = {header};
   for (const auto& r : ranked) {
     const CompareModel& m = models[static_cast<std::size_t>(r.index)];
     CompareJson j;
     j["model"] = m.name;
+    j["criterion"] = m.criterion;
     j["elpd_diff"] = r.elpd_diff;
     j["se_diff"] = r.se_diff;
     if (any_sub) j["subsampling_se_diff"] = r.sub_se_diff;
@@ -414,6 +433,7 @@ int run_compare(const CompareOptions& o) {
       std::snprintf(w, sizeof w, "%.3f", weights[r.index]);
       line.emplace_back(w);
     }
+    if (mixed) line.push_back(m.criterion);
     rows.push_back(std::move(j));
     cells.push_back(std::move(line));
   }

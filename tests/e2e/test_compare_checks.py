@@ -1,6 +1,7 @@
-"""What `bayes-vi compare` (and `loo`) must refuse beyond other data: fits of the same responses
-in another row order (the row hash), and a loo document whose pointwise file is not its own (the
-values' sum against the document's elpd_loo)."""
+"""What `bayes-vi compare` (and `loo`) must refuse or flag beyond other data: fits of the same
+responses in another row order (the row hash), a loo document whose pointwise file is not its own
+(the values' sum against the document's elpd_loo), and kfold results mixed with loo ones (a
+warning, and each model's criterion in the output)."""
 import json
 import os
 import shutil
@@ -184,6 +185,38 @@ class TestPointwiseFile(LooFits):
         with open(pw_a, "w") as f:
             f.write("\n".join(lines) + "\n")
         self.assert_error(run(["compare", a, b]), 65, where=pw_a, contains="elpd_loo")
+
+
+class TestCriteria(LooFits):
+    def test_kfold_and_loo_together_warn_and_say_which_is_which(self):
+        kf = self.path("kf")
+        p = run(["kfold", self.fits["a"][0], "--folds", "4", "--output", kf])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc, pw = self.path("loo_b.json"), self.path("pw_b.csv")
+        self.loo("b", "--output", doc, "--pointwise", pw)
+        kdoc = os.path.join(kf, "kfold.json")
+        for other in (doc, self.fits["b"][1]):
+            p = run(["compare", kdoc, other])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            warnings = [l for l in p.stderr.splitlines() if l.startswith("bayes-vi: warning:") and "kfold" in l]
+            self.assertEqual(len(warnings), 1, p.stderr)
+            models = {m["model"]: m for m in json.loads(p.stdout)["models"]}
+            self.assertEqual(models[kdoc]["criterion"], "kfold")
+            self.assertEqual(models[other]["criterion"], "loo")
+        # The table says it too, in a column of its own.
+        p = run(["compare", kdoc, doc, "--format", "table"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines[0].split()[-1], "criterion")
+        self.assertEqual(sorted(l.split()[-1] for l in lines[1:3]), ["kfold", "loo"])
+        # Loo documents alone: no warning, no column, and each model's criterion in the JSON.
+        doc_a, pw_a = self.path("loo_a.json"), self.path("pw_a.csv")
+        self.loo("a", "--output", doc_a, "--pointwise", pw_a)
+        p = run(["compare", doc_a, doc, "--format", "table"])
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertNotIn("criterion", p.stdout)
+        self.assertEqual([m["criterion"] for m in json.loads(run(["compare", doc_a, doc]).stdout)["models"]],
+                         ["loo", "loo"])
 
 
 if __name__ == "__main__":
