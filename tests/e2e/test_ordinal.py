@@ -82,6 +82,31 @@ class Ordinal(BinaryTestCase):
                         fd = (f(theta + h) - f(theta - h)) / 2e-6
                         self.assertAlmostEqual(float(row["grad." + name]), fd, delta=1e-5 * max(1, abs(fd)))
 
+    def test_eval_with_cutpoints_tied_at_eta(self):
+        # Two cutpoints equal at a row's eta give that category probability 0: log joint -inf, for
+        # either link, with or without --grad. Ties at eta = 0 (beta = 0) once sent the probit's
+        # reflection into endless recursion (a stack overflow, exit 139).
+        for link in ("ordinal_logit", "ordinal_probit"):
+            x, y = load(link)
+            cfg = self.write_config(example_config(link))
+            points = [[0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1], [0, 0, 0, -1, 0, 0], [0, 0, 0, 0.5, 0.5, 0.5],
+                      [0, 0, 0, -1.2, 0.1, 1.0]]
+            text = "beta.1,beta.2,beta.3,cutpoints.1,cutpoints.2,cutpoints.3\n" + "".join(
+                ",".join(repr(v) for v in row) + "\n" for row in points)
+            params = self.write("tied.csv", text)
+            for grad in ([], ["--grad"]):
+                with self.subTest(link=link, grad=grad):
+                    p = run(["eval", cfg, "--params", params] + grad, timeout=60)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    rows = read_csv_rows(p.stdout)
+                    self.assertEqual(len(rows), len(points))
+                    for point, row in zip(points, rows):
+                        if len(set(point[3:])) < 3:  # tied
+                            self.assertEqual(float(row["log_joint"]), -np.inf, point)
+                        else:
+                            want = log_joint(link, x, y, np.array(point[:3], float), np.array(point[3:], float))
+                            self.assertAlmostEqual(float(row["log_joint"]), want, delta=1e-9 * abs(want))
+
     def test_check_reports_categories_and_cutpoints(self):
         cfg = example_config("ordinal_logit")
         del cfg["model"]["priors"]["cutpoints"]

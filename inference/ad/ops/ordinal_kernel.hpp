@@ -13,7 +13,8 @@
 //                    difference but a's, and across 0 a sum of two positive halves)
 //           dl/db = phi(b) e^{-l},  dl/da = -phi(a) e^{-l}  (phi(+-inf) = 0); in the tail from
 //           phi/Phi (log_ndtr.hpp) and r = Phi(a)/Phi(b): dl/db = (phi(b)/Phi(b)) / (1 - r), dl/da = -(phi(a)/Phi(a)) r / (1 - r).
-// b < a (cutpoints out of order) gives NaN, b == a gives -inf.
+// b < a (cutpoints out of order) gives NaN, b == a gives -inf (dl/db = +inf and dl/da = -inf where
+// the bound is finite, as the logit's 1 / expm1(b - a)).
 #include <cmath>
 #include <limits>
 
@@ -38,8 +39,9 @@ inline double ordinal_log1mexp(double d) {
 inline double ordinal_logit_term(double a, double b, double* da, double* db) {
   const double l = -ordinal_softplus(-b) - ordinal_softplus(a) + ordinal_log1mexp(a - b);
   if (da) {
-    // 1 / expm1(b - a): 0 when either bound is infinite
-    const double r = 1.0 / std::expm1(b - a);
+    // 1 / expm1(b - a): 0 when either bound is infinite, +inf for equal bounds (+ 0.0: a tie of
+    // 0 and -0, a cutpoint -0 at eta = 0, gives b - a = -0, and 1 / expm1(-0) = -inf)
+    const double r = 1.0 / std::expm1((b - a) + 0.0);
     *db = ordinal_expit(-b) + r;
     *da = -ordinal_expit(a) - r;
   }
@@ -50,9 +52,12 @@ inline double ordinal_logit_term(double a, double b, double* da, double* db) {
 inline double ordinal_log_normal_density(double x) { return -0.5 * x * x - bvi::math::kLogSqrt2Pi; }
 
 inline double ordinal_probit_term(double a, double b, double* da, double* db) {
-  // Reflect: log(Phi(-a) - Phi(-b)), with the partials swapped and negated. Not for b < a (out of
-  // order, NaN below): (a, b) = (0.3, -0.7) would reflect to (0.7, -0.3) and back, forever.
-  if (a >= 0 && !(b < a)) {
+  // Reflect: log(Phi(-a) - Phi(-b)), with the partials swapped and negated. Only for b > a, so the
+  // reflected lower bound -b is below 0 and the call below does not reflect again: b < a (out of
+  // order, NaN below) would take (0.3, -0.7) to (0.7, -0.3) and back, and equal bounds at 0
+  // (cutpoints tied at eta) take (0, 0) to (-0, -0) and back, forever. Equal bounds a >= 0 are
+  // left here: erf(b k) - erf(a k) = 0 gives l = -inf, and partials +-inf as the logit's.
+  if (a >= 0 && b > a) {
     double ra = 0.0, rb = 0.0;
     const double l = ordinal_probit_term(-b, -a, da ? &ra : nullptr, da ? &rb : nullptr);
     if (da) {
@@ -69,7 +74,9 @@ inline double ordinal_probit_term(double a, double b, double* da, double* db) {
     if (da) {
       // P = Phi(b) (1 - r), r = Phi(a)/Phi(b): dl/db = (phi(b)/Phi(b)) / (1 - r), dl/da = -(phi(a)/Phi(a)) r / (1 - r),
       // each factor to its relative precision (phi(b) e^{-l} loses eps |l|, 1e-11 at b = -800).
-      const double r = std::exp(la - lb), om = -std::expm1(la - lb);
+      // om as 0 - expm1, not -expm1: equal bounds (la = lb) then give om = +0, and dl/db = +inf,
+      // dl/da = -inf as the other branch and the logit do, not the signs of -0.
+      const double r = std::exp(la - lb), om = 0.0 - std::expm1(la - lb);
       *db = std::isinf(b) ? 0.0 : hb / om;
       *da = std::isinf(a) ? 0.0 : -ha * (r / om);
     }

@@ -111,6 +111,88 @@ TEST_CASE("ordinal kernel: log(F(b) - F(a)) and its partials against mpmath") {
   }
 }
 
+TEST_CASE("ordinal kernel: equal bounds (two cutpoints tied at a row's eta) give -inf, at 0 too") {
+  // The category between equal cutpoints has probability 0: l = -inf, and the partials are the
+  // limits as the bounds close, dl/db -> +inf and dl/da -> -inf (the logit's 1 / expm1(b - a)).
+  // At 0 the probit's reflection (a >= 0 reflects to (-b, -a)) once recursed without end: a tie at
+  // eta with a row's linear predictor (eta = 0, cutpoints all 0) overflowed the stack.
+  const double ties[] = {0.0, -0.0, 1e-300, -1e-300, 0.5, -0.5, 1.0, -1.0, 3.0, -3.0, 40.0, -40.0, 1e10, -1e10};
+  for (int link = 0; link < 2; ++link)
+    for (double t : ties)
+      for (double sign : {1.0, -1.0}) {  // 0 and -0 as the two bounds, in either order
+        const double a = t, b = t == 0 ? sign * 0.0 : t;
+        INFO("link " << link << " a " << a << " b " << b << " (b signbit " << std::signbit(b) << ")");
+        double da = 0, db = 0;
+        const double l = link == 0 ? ad::detail::ordinal_logit_term(a, b, &da, &db)
+                                   : ad::detail::ordinal_probit_term(a, b, &da, &db);
+        const double l_only = link == 0 ? ad::detail::ordinal_logit_term(a, b, nullptr, nullptr)
+                                        : ad::detail::ordinal_probit_term(a, b, nullptr, nullptr);
+        CHECK(l == -inf);
+        CHECK(l_only == -inf);
+        CHECK(da == -inf);
+        CHECK(db == inf);
+      }
+  // Just apart, either side of 0: finite, and the partials of the right sign (mpmath's values for
+  // 0 and 1e-9 are in the table above).
+  for (int link = 0; link < 2; ++link) {
+    double da = 0, db = 0;
+    const double l = link == 0 ? ad::detail::ordinal_logit_term(-1e-12, 0.0, &da, &db)
+                               : ad::detail::ordinal_probit_term(0.0, 1e-12, &da, &db);
+    CHECK(std::isfinite(l));
+    CHECK(da < -1e11);
+    CHECK(db > 1e11);
+  }
+}
+
+TEST_CASE("ordinal_lpmf and ordinal_glm: cutpoints tied at eta, at 0 and elsewhere") {
+  // S = 3 draws, m = 6 rows, K = 4. Draw 1: eta = 0 and every cutpoint 0 (the reviewer's
+  // `eval` row 0,0,0,0,0,0); draw 2: c2 = c3 = 0.7, eta mixed; draw 3: c1 = c2 = 0 at eta = 0
+  // and elsewhere. Rows in a category between tied cutpoints give -inf (the reference's
+  // log(F(b) - F(a)) = log 0); the others stay finite, their gradients checked by central
+  // differences where the tied rows leave them defined.
+  const Eigen::ArrayXXd eta = arr({{0.0, 0.0, 0.0, 0.0, 0.0, 0.0},
+                                   {-0.7, 0.1, 1.9, 0.4, -2.5, 3.0},
+                                   {0.0, 0.0, 0.0, 0.0, 0.3, -0.4}});
+  const Eigen::ArrayXXd cut = arr({{0.0, 0.0, 0.0}, {-1.0, 0.7, 0.7}, {0.0, 0.0, 1.0}});
+  for (int link = 0; link < 2; ++link) {
+    const ad::OrdinalLink lk = link == 0 ? ad::OrdinalLink::logit : ad::OrdinalLink::probit;
+    auto f = [lk](ad::Tape&, const std::vector<ad::Var>& v) { return ad::ordinal_lpmf(kY, v[0], v[1], lk); };
+    auto r = [link](const test::Arrays& x) {
+      Eigen::ArrayXXd out(x[0].rows(), x[0].cols());
+      for (Eigen::Index s = 0; s < x[0].rows(); ++s)
+        for (Eigen::Index n = 0; n < x[0].cols(); ++n)
+          out(s, n) = naive_log_p(link, static_cast<int>(kY[n]), x[1].data() + s, x[1].rows(), 4, x[0](s, n));
+      return out;
+    };
+    // Some rows of each draw are -inf (the checker compares them exactly).
+    const Eigen::ArrayXXd want = r({eta, cut});
+    REQUIRE(want(0, 1) == -inf);
+    REQUIRE(std::isfinite(want(0, 0)));
+    test::check_op(link == 0 ? "ordinal_lpmf logit, tied" : "ordinal_lpmf probit, tied", f, r, {eta, cut},
+                   {1e-12, 1e-6, 1e-6, true});
+  }
+  // The fused op over one row per category at eta = 0 (x = 0), each draw's cutpoints tied at 0
+  // somewhere, and its vectorized probit path (equal bounds flagged for the scalar kernel): the sum
+  // over rows is -inf for each draw, whichever link.
+  const double x0[] = {0.0, 0.0, 0.0, 0.0};
+  const double y[] = {1, 2, 3, 4};
+  ad::GlmRows rows;
+  rows.y = y;
+  rows.rows = 4;
+  const Eigen::ArrayXXd beta = Eigen::ArrayXXd::Zero(5, 1);
+  const Eigen::ArrayXXd tied = arr({{0.0, 0.0, 0.0}, {0.0, 0.0, 1.0}, {-1.0, 0.0, 0.0}, {-0.0, 0.0, 2.0}, {-2.0, 1.5, 1.5}});
+  for (int link = 0; link < 2; ++link) {
+    const ad::OrdinalLink lk = link == 0 ? ad::OrdinalLink::logit : ad::OrdinalLink::probit;
+    auto f = [lk, &x0, &rows](ad::Tape&, const std::vector<ad::Var>& v) {
+      return ad::ordinal_glm<double>(nullptr, v[0], v[1], x0, rows, lk);
+    };
+    const Eigen::ArrayXXd ones = Eigen::ArrayXXd::Ones(tied.rows(), 1);
+    const test::AdRun got = test::run_ad(f, {beta, tied}, 3u, &ones);
+    REQUIRE(!got.threw);
+    for (Eigen::Index s = 0; s < tied.rows(); ++s) CHECK(got.value(s, 0) == -inf);
+  }
+}
+
 TEST_CASE("ordinal_lpmf: values and gradients in eta and the cutpoints") {
   // S = 2 draws, m = 6 rows, K = 4 (3 cutpoints per draw, increasing).
   const Eigen::ArrayXXd eta = arr({{-0.7, 0.1, 1.9, 0.4, -2.5, 3.0}, {0.3, -1.2, 0.8, 2.2, 0.0, -0.4}});
