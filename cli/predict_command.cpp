@@ -32,6 +32,18 @@ namespace bvi::cli {
 
 namespace {
 
+// A metric undefined for these rows (NaN: no row weighs anything, or an AUC with one class) is
+// null in the metrics JSON and n/a in the one-line report, never a 0 that reads as a score.
+nlohmann::ordered_json metric_json(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+std::string metric_text(const char* format, double v) {
+  if (std::isnan(v)) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
 // CmdStan's generated-quantities layout, which bayesplot (as.matrix(read.csv(FILE))) and ArviZ
 // (np.loadtxt(FILE, delimiter=",", skiprows=1)) take as the draws x rows matrix of y_rep.
 std::string replicates_csv(const Eigen::MatrixXd& y_rep, const std::vector<Eigen::Index>& record,
@@ -114,15 +126,14 @@ std::string category_metrics_json(nlohmann::ordered_json& metrics, const models:
                                   const std::string& weights_column) {
   metrics["rows"] = m.rows;
   metrics["draws"] = draws;
-  metrics["log_loss"] = m.log_loss;
-  metrics["accuracy"] = m.accuracy;
-  metrics[key] = m.score;
+  metrics["log_loss"] = metric_json(m.log_loss);
+  metrics["accuracy"] = metric_json(m.accuracy);
+  metrics[key] = metric_json(m.score);
   metrics["weighted"] = weight != nullptr;
   if (weight) metrics["weight_sum"] = weight->sum();
-  char line[200];
-  std::snprintf(line, sizeof line, "%ld rows: log loss %.6g, accuracy %.4f, %s %.4f", m.rows, m.log_loss, m.accuracy,
-                name, m.score);
-  std::string report = line;
+  std::string report = std::to_string(m.rows) + " rows: log loss " + metric_text("%.6g", m.log_loss) +
+                       ", accuracy " + metric_text("%.4f", m.accuracy) + ", " + name + " " +
+                       metric_text("%.4f", m.score);
   if (weight) report += " (weighted by " + weights_column + ")";
   return report;
 }
@@ -321,28 +332,23 @@ int run_predict(const PredictOptions& o) {
     metrics["rows"] = m.rows;
     metrics["draws"] = fit.draws.rows();
     add_weights(metrics);
-    metrics["mean_log_predictive_density"] = m.mean_lpd;
-    metrics["accuracy"] = m.accuracy;
-    metrics["brier"] = m.brier;
-    metrics["roc_auc"] =
-        std::isfinite(m.auc) ? nlohmann::ordered_json(m.auc) : nlohmann::ordered_json(nullptr);
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  "%ld rows: mean log predictive density %.6g, accuracy %.4f, Brier %.4f, ROC AUC %.4f",
-                  m.rows, m.mean_lpd, m.accuracy, m.brier, m.auc);
-    report = line;
+    metrics["mean_log_predictive_density"] = metric_json(m.mean_lpd);
+    metrics["accuracy"] = metric_json(m.accuracy);
+    metrics["brier"] = metric_json(m.brier);
+    metrics["roc_auc"] = metric_json(m.auc);
+    report = std::to_string(m.rows) + " rows: mean log predictive density " + metric_text("%.6g", m.mean_lpd) +
+             ", accuracy " + metric_text("%.4f", m.accuracy) + ", Brier " + metric_text("%.4f", m.brier) +
+             ", ROC AUC " + metric_text("%.4f", m.auc);
   } else if (has_y) {
     const models::PointMetrics m = models::point_metrics(pred.mean, y, pred.lpd, weight);
     metrics["rows"] = m.rows;
     metrics["draws"] = fit.draws.rows();
     add_weights(metrics);
-    metrics["mean_log_predictive_density"] = m.mean_lpd;
-    metrics["rmse"] = m.rmse;
-    metrics["mae"] = m.mae;
-    char line[200];
-    std::snprintf(line, sizeof line, "%ld rows: mean log predictive density %.6g, RMSE %.6g, MAE %.6g",
-                  m.rows, m.mean_lpd, m.rmse, m.mae);
-    report = line;
+    metrics["mean_log_predictive_density"] = metric_json(m.mean_lpd);
+    metrics["rmse"] = metric_json(m.rmse);
+    metrics["mae"] = metric_json(m.mae);
+    report = std::to_string(m.rows) + " rows: mean log predictive density " + metric_text("%.6g", m.mean_lpd) +
+             ", RMSE " + metric_text("%.6g", m.rmse) + ", MAE " + metric_text("%.6g", m.mae);
   } else if (!o.metrics.empty()) {
     throw data_error(file_line(path, 1), "no response column '" + fit.response + "': metrics need it");
   }

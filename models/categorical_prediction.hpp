@@ -15,9 +15,10 @@
 
 namespace bvi::models {
 
+// NaN, undefined, for no rows or rows that all weigh 0 (prediction_metrics.hpp).
 struct CategoricalMetrics {
   long rows = 0;
-  double log_loss = 0, accuracy = 0, brier = 0;
+  double log_loss = kUndefinedMetric, accuracy = kUndefinedMetric, brier = kUndefinedMetric;
 };
 
 // K categories, `reference` the one whose linear predictor is 0. std::logic_error when the draws

@@ -380,7 +380,22 @@ ModelData<T> load_model_data(const spec::Config& config, reduce::Communicator& c
   d.first_dropped_what = missing.what;
   d.y = std::move(table.y);
   if (r.trials_slot >= 0) d.trials = table.extras.col(r.trials_slot);
-  if (r.weight_slot >= 0) d.weight = table.extras.col(r.weight_slot);
+  if (r.weight_slot >= 0) {
+    d.weight = table.extras.col(r.weight_slot);
+    // A row of weight 0 is left out, so rows that all weigh 0 are no rows: a fit would return the
+    // prior, and `check` report data there is none of. Counted, not summed: the weights are
+    // non-negative (the reader refused the others), so the total is 0 exactly when no row weighs
+    // more, and a count is the same on every rank whatever the sharding.
+    long weighing = static_cast<long>((d.weight.array() > 0.0).count());
+    comm.allreduce_sum(&weighing, 1);
+    reduce::collectively(comm, [&] {
+      if (weighing == 0)
+        throw data_error(file_line(path, 1), "every row weighs 0 (weights column " +
+                                                 data::quoted_excerpt(*config.data.weights) + ", " +
+                                                 rows_phrase(kept) + " used): rows of weight 0 are left out, so "
+                                                 "there is no data");
+    });
+  }
   if (r.offset_slot >= 0 || r.exposure_slot >= 0) {
     d.offset = Eigen::VectorXd::Zero(table.kept);
     if (r.offset_slot >= 0) d.offset += table.extras.col(r.offset_slot);

@@ -12,6 +12,7 @@
 
 #include "models/fit_result.hpp"
 #include "models/prediction.hpp"
+#include "models/prediction_metrics.hpp"
 
 namespace bvi::models {
 
@@ -21,9 +22,11 @@ struct OrdinalPredictions {
   Eigen::VectorXd lpd;       // log P(y_i), when the responses are known
 };
 
+// As the other metrics (prediction_metrics.hpp): NaN, undefined, for no rows or rows that all
+// weigh 0.
 struct OrdinalMetrics {
   long rows = 0;
-  double log_loss = 0, accuracy = 0, rps = 0;
+  double log_loss = kUndefinedMetric, accuracy = kUndefinedMetric, rps = kUndefinedMetric;
 };
 
 // The metrics every per-category prediction has (log loss and accuracy of the most probable
@@ -32,7 +35,7 @@ struct OrdinalMetrics {
 // w_i times would give; a row of weight 0 is left out of the sums (its log P(y) may be -inf).
 struct CategoryMetrics {
   long rows = 0;
-  double log_loss = 0, accuracy = 0, score = 0;
+  double log_loss = kUndefinedMetric, accuracy = kUndefinedMetric, score = kUndefinedMetric;
 };
 
 template <class Score>
@@ -51,6 +54,7 @@ CategoryMetrics category_metrics(const OrdinalPredictions& p, const Eigen::Vecto
     if (p.category[i] == static_cast<int>(y[i])) hits += w;
     scored += w * score(i);
   }
+  if (!(total > 0)) return m;  // every row weighs 0: undefined, not 0 / 0 = -nan
   m.log_loss = loss / total;
   m.accuracy = hits / total;
   m.score = scored / total;

@@ -38,7 +38,7 @@ PointMetrics weighted_point_metrics(const Eigen::VectorXd& mean, const Eigen::Ve
   PointMetrics m;
   m.rows = static_cast<long>(y.size());
   const double W = w.sum();
-  if (m.rows == 0 || !(W > 0)) return m;
+  if (m.rows == 0 || !(W > 0)) return m;  // undefined: NaN
   m.mean_lpd = w.dot(lpd) / W;
   m.rmse = std::sqrt(w.dot((mean - y).cwiseAbs2()) / W);
   m.mae = w.dot((mean - y).cwiseAbs()) / W;
@@ -67,7 +67,7 @@ BinaryMetrics binary_metrics(const Eigen::VectorXd& p, const Eigen::VectorXd& y,
   if (n == 0) return m;
   if (w) {
     const double W = w->sum();
-    if (!(W > 0)) return m;
+    if (!(W > 0)) return m;  // every row weighs 0: undefined, NaN
     double correct = 0, brier = 0;
     for (Eigen::Index i = 0; i < n; ++i) {
       correct += (p[i] >= 0.5) == (y[i] > 0.5) ? (*w)[i] : 0.0;

@@ -235,6 +235,59 @@ class Weights(BinaryTestCase):
         cfg["data"]["weights"] = 3
         self.assert_error(run(["fit", self.write_config(cfg)]), 78, where="/data/weights")
 
+    def test_rows_that_all_weigh_zero_are_no_data(self):
+        # A weight 0 leaves its row out, so a column of zeros leaves no data: fit, check and eval
+        # refuse it as they refuse a file with no rows (exit 65, one line), instead of a fit that
+        # returns the prior. Also when the only rows weighing more are dropped for a missing value.
+        rows = make_rows("normal")
+        for r in rows:
+            r["w"] = 0
+        write_rows(self.path("zero.csv"), rows)
+        path = self.write_config(config("normal", self.path("zero.csv")))
+        params = self.write("params.csv", "alpha,beta.1,beta.2,sigma\n0.9,0.6,-0.3,0.85\n")
+        for args in (["fit", path, "--quiet"], ["check", path], ["eval", path, "--params", params]):
+            with self.subTest(command=args[0]):
+                self.assert_error(run(args), 65, where=self.path("zero.csv") + ":1",
+                                  contains="every row weighs 0 (weights column 'w', 60 rows used)")
+        rows[5]["w"], rows[5]["x1"] = 2, ""
+        write_rows(self.path("zero_kept.csv"), rows)
+        cfg = config("normal", self.path("zero_kept.csv"))
+        cfg["data"]["missing"] = "drop"
+        self.assert_error(run(["fit", self.write_config(cfg), "--quiet"]), 65, where=self.path("zero_kept.csv") + ":1",
+                          contains="every row weighs 0 (weights column 'w', 59 rows used)")
+        if MPIRUN:  # the count is collective: every rank refuses, however the rows are shared out
+            p = subprocess.run([MPIRUN, "--oversubscribe", "-n", "2", BINARY, "fit", path, "--quiet"],
+                               capture_output=True, text=True, timeout=120, env=MPI_ENV)
+            self.assertEqual(p.returncode, 65, p.stderr)
+            self.assertIn("every row weighs 0", p.stderr)
+
+    def test_predict_metrics_on_rows_that_all_weigh_zero_are_undefined(self):
+        # New rows that all weigh 0 have no weighted mean: every metric is null in the JSON and n/a
+        # in the report (as an AUC with one class was), never a 0 that reads as a perfect score.
+        for family, keys in (("normal", ("mean_log_predictive_density", "rmse", "mae")),
+                             ("bernoulli_logit", ("mean_log_predictive_density", "accuracy", "brier", "roc_auc"))):
+            with self.subTest(family=family):
+                rows = make_rows(family)
+                write_rows(self.path(family + ".csv"), rows)
+                cfg = self.write_config(config(family, self.path(family + ".csv")), family + ".json")
+                p = run(["fit", cfg, "--quiet", "--output", self.path("fit_" + family)])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                for r in rows:
+                    r["w"] = 0
+                write_rows(self.path(family + "_zero.csv"), rows)
+                out = self.path(family + ".metrics")
+                p = run(["predict", cfg, "--fit", self.path("fit_" + family), "--data", self.path(family + "_zero.csv"),
+                         "--metrics", out])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                with open(out) as f:
+                    m = json.load(f)
+                self.assertEqual(m["rows"], ROWS)
+                self.assertEqual(m["weight_sum"], 0)
+                for k in keys:
+                    self.assertIsNone(m[k], k)
+                self.assertNotIn("nan", p.stderr)
+                self.assertIn("%d rows: mean log predictive density n/a" % ROWS, p.stderr)
+
     def test_loo_and_kfold_refuse_weights(self):
         rows = make_rows("normal")
         write_rows(self.path("w.csv"), rows)
