@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/number_text.hpp"
+
 namespace bvi::cli {
 
 namespace {
@@ -30,6 +32,14 @@ std::array<double, 2> range_over_ranks(const Eigen::VectorXd& v, reduce::Communi
                   v.size() ? v.maxCoeff() : -std::numeric_limits<double>::infinity()};
   comm.allreduce_max(mm, 2);
   return {-mm[0], mm[1]};
+}
+
+// A total of counts, summed in double: exact as an integer below 2^53, and past it (a count may be
+// any integer-valued double the likelihood takes, 1e19 or 1e300) its shortest text, where
+// llround would overflow long long at 2^63 and print -9223372036854775808.
+std::string count_total_text(double v) {
+  if (std::abs(v) < 9007199254740992.0) return std::to_string(std::llround(v));
+  return shortest_text(v);
 }
 
 }  // namespace
@@ -79,7 +89,7 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
   }
   if (kind == models::ResponseKind::count) {
     const auto s = sum_over_ranks<2>({d.y.sum(), d.trials.sum()}, comm);
-    os << "counts " << lo << " to " << hi << ", total " << std::llround(s[0]) << ", mean " << s[0] / n;
+    os << "counts " << lo << " to " << hi << ", total " << count_total_text(s[0]) << ", mean " << s[0] / n;
     if (!trials) {
       // The variance beside the mean: a Poisson's are equal, so their ratio is the overdispersion a
       // negative binomial would take up (Var = mu + mu^2 / phi).
@@ -92,7 +102,7 @@ std::string response_summary(const data::Dataset<T>& d, models::ResponseKind kin
     os << "\n";
     if (trials) {
       const auto [tlo, thi] = range_over_ranks(d.trials, comm);
-      os << "trials      " << tlo << " to " << thi << " per row, total " << std::llround(s[1]) << ", "
+      os << "trials      " << tlo << " to " << thi << " per row, total " << count_total_text(s[1]) << ", "
          << 100.0 * s[0] / s[1] << " % successes\n";
     }
   } else {
