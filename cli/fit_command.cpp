@@ -22,6 +22,7 @@
 #include "cli/sparse_fill.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/number_text.hpp"
 #include "inference/advi.hpp"
 #include "inference/checkpoint.hpp"
 #include "inference/exact/exact_cost.hpp"
@@ -342,7 +343,7 @@ int fit(const FitOptions& o, const spec::Config& parsed, int threads, FitPreflig
   if (root && exact && !run.converged)
     cli_logger().warn("the exact optimizer stopped at iteration " + std::to_string(run.iterations) +
                       " before its fixed-point residual fell below tol_grad (" +
-                      std::to_string(exact->grad_residual) +
+                      shortest_text(exact->grad_residual) +
                       " left); the approximation may not be at its optimum");
   if (root && !exact && !run.converged && !run.interrupted && config.inference.tol_rel_obj)
     cli_logger().warn(

@@ -14,6 +14,7 @@
 #include "cli/output_paths.hpp"
 #include "common/atomic_file_writer.hpp"
 #include "common/error.hpp"
+#include "common/number_text.hpp"
 #include "models/data/simulated_csv.hpp"
 
 namespace bvi::cli {
@@ -164,13 +165,13 @@ data::SimulationSpec simulation_spec(const SimulateOptions& o) {
                                      : " (its parameter is --" + own + ")"));
     spec.parameter = static_cast<float>(g.value);
     if (!(spec.parameter > 0) || !std::isfinite(spec.parameter))
-      throw usage_error(std::string("--") + g.name + " " + std::to_string(g.value) +
+      throw usage_error(std::string("--") + g.name + " " + shortest_text(g.value) +
                         " is not a positive float32");
   }
   if (o.likelihood == "student_t") {
     spec.nu = std::isnan(o.nu) ? 4.0f : static_cast<float>(o.nu);
     if (!(spec.nu > 0) || !std::isfinite(spec.nu))
-      throw usage_error("--nu " + std::to_string(o.nu) + " is not a positive float32");
+      throw usage_error("--nu " + shortest_text(o.nu) + " is not a positive float32");
   } else if (!std::isnan(o.nu)) {
     throw usage_error("--nu applies to --likelihood student_t only");
   }

@@ -102,6 +102,17 @@ class SimulateLikelihoods(ErrorTestCase):
                 self.assert_fails(self.run_bvi(base + extra), USAGE, "command line", contains)
         self.assertEqual(os.listdir(self.tmp), [], "nothing written")
 
+    def test_out_of_range_values_are_named_in_their_shortest_form(self):
+        # Out of float32's range: the value as typed (its shortest text), not %f's 300 digits of
+        # 1e300 or the 0.000000 it makes of 1e-300.
+        base = ["simulate", "--rows", "10", "--features", "2", "--seed", "1"]
+        for extra, said in ((["--likelihood", "normal", "--sigma", "1e300"], "--sigma 1e+300 is not a positive float32"),
+                            (["--likelihood", "gamma_log", "--shape", "1e-300"],
+                             "--shape 1e-300 is not a positive float32"),
+                            (["--likelihood", "student_t", "--nu", "1e39"], "--nu 1e+39 is not a positive float32")):
+            with self.subTest(extra=extra):
+                self.assert_fails(self.run_bvi(base + extra), USAGE, "command line", said)
+
 
 if __name__ == "__main__":
     unittest.main()
