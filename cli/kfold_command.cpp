@@ -211,7 +211,21 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
     if (root) kfold_mkdir(dir);
   });
 
+  // Leave-group-out by the response would train each fold on the other responses only (with a
+  // binary one, on one class): a cross-validation of nothing the model is for.
+  if (!o.group.empty() && o.group == config.data.response)
+    throw data_error(file_line(config.data.csv, 1),
+                     "--group " + o.group + ": '" + o.group +
+                         "' is the response; leave-group-out needs a column that groups the rows");
   const KfoldData data = read_kfold_data(config.data.csv, o.group);
+  // A column of (nearly) one value per row (a continuous x, an ID) makes leave-group-out
+  // leave-one-out or close to it, silently: refused once its levels outnumber half the rows.
+  if (!o.group.empty() && 2 * data.levels.size() > data.records.size())
+    throw data_error(file_line(config.data.csv, 1),
+                     "--group " + o.group + " has " + std::to_string(data.levels.size()) + " levels in " +
+                         std::to_string(data.records.size()) +
+                         " rows; leave-group-out needs a grouping column with repeated values (at most one "
+                         "level per two rows; for K-fold by row use --folds K alone)");
   const std::size_t units = o.group.empty() ? data.records.size() : data.levels.size();
   const int K = o.folds > 0 ? o.folds : static_cast<int>(units);
   if (static_cast<std::size_t>(K) > units || K < 2)

@@ -5,8 +5,8 @@ The held-out log predictive densities are recomputed by hand from each fold's dr
 numpy/scipy (log mean_s p(y_i | theta_s), scipy.stats densities), elpd_kfold, its se and p_kfold
 from them as R's loo computes them (sum; sqrt(n) sd; lpd of the full fit - elpd_kfold). The
 partition is checked for what it must be (every row once, sizes within one; with --group every
-level in one fold), reproducible and resumable; an error in a fold names it; compare takes kfold
-documents."""
+level in one fold), reproducible and resumable; a --group that is the response or has nearly one
+level per row is refused; an error in a fold names it; compare takes kfold documents."""
 import json
 import os
 import shutil
@@ -156,6 +156,12 @@ class Kfold(BinaryTestCase):
         self.assert_error(run(["kfold", cfg, "--folds", "1", "--output", out]), 64)
         self.assert_error(run(["kfold", cfg, "--folds", "21", "--output", out]), 64, contains="20 rows")
         self.assert_error(run(["kfold", cfg, "--group", "nope", "--output", out]), 65, contains="nope")
+        # The response as the group (each fold would train on other responses only), and a column
+        # with a level per row (leave-one-out in disguise) are refused.
+        self.assert_error(run(["kfold", cfg, "--group", "y", "--output", out]), 65, contains="'y' is the response")
+        self.assert_error(run(["kfold", cfg, "--group", "x1", "--output", out]), 65,
+                          contains="20 levels in 20 rows")
+        self.assertFalse(os.path.exists(os.path.join(out, "folds.csv")))
         self.write("file", "")
         self.assert_error(run(["kfold", cfg, "--folds", "2", "--output", self.path("file/sub")]), 73)
         self.assert_error(run(["kfold", self.path("none.json"), "--folds", "2", "--output", out]), 66)
