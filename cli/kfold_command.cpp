@@ -18,6 +18,7 @@
 #include "cli/common_options.hpp"
 #include "cli/fit_rows.hpp"
 #include "cli/kfold_folds.hpp"
+#include "cli/kfold_run_record.hpp"
 #include "cli/logging.hpp"
 #include "cli/number_format.hpp"
 #include "cli/refuse_weights.hpp"
@@ -182,6 +183,39 @@ std::vector<std::pair<Eigen::Index, double>> kfold_read_values(const fs::path& p
   return v;
 }
 
+// A folder an earlier version made holds the partition but no run record: what can tell whether
+// its folds are of this config and data are the folds' own config.json (the config with data.csv
+// and /model/categories written in) and records. "" when they agree, else what differs. (The fit
+// of all rows, when one was made, is of the same config and data file as the folds.)
+std::string kfold_legacy_difference(const fs::path& dir, int K, const nlohmann::json& raw,
+                                    const KfoldData& data, const std::vector<int>& fold_of) {
+  for (int k = 0; k < K; ++k) {
+    const fs::path fd = dir / ("fold_" + std::to_string(k + 1));
+    const std::string name = "fold_" + std::to_string(k + 1);
+    if (fs::exists(fd / "config.json")) {
+      nlohmann::json c;
+      try {
+        c = nlohmann::json::parse(read_text_file((fd / "config.json").string()));
+      } catch (const nlohmann::json::exception&) {
+        return name + "/config.json is not JSON";
+      }
+      if (c.is_object() && c.contains("data") && c["data"].is_object() && raw["data"].contains("csv"))
+        c["data"]["csv"] = raw["data"]["csv"];
+      if (c.is_object() && c.contains("model") && c["model"].is_object() &&
+          !raw["model"].contains("categories"))
+        c["model"].erase("categories");
+      if (c != raw) return name + "/config.json differs from the config";
+    }
+    // One file at a time: each is at most the data file's size, whose records are in memory anyway.
+    for (const bool held_out : {false, true}) {
+      const fs::path f = fd / (held_out ? "heldout.csv" : "train.csv");
+      if (fs::exists(f) && read_text_file(f.string()) != kfold_file_text(data, fold_of, k, held_out))
+        return name + "/" + f.filename().string() + " differs from the data file";
+    }
+  }
+  return "";
+}
+
 // Mean and sqrt(n var) of per-row values, as loo reports an estimate and its se.
 std::pair<double, double> kfold_total(const std::vector<double>& v) {
   const double n = static_cast<double>(v.size());
@@ -235,23 +269,6 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   const auto seed = static_cast<std::uint64_t>(o.seed ? *o.seed : config.inference.seed);
   const std::vector<int> fold_of = kfold_assign(data, K, seed);
 
-  // The partition, which a resumed run must find unchanged.
-  std::string folds_text = "row,fold\n";
-  for (std::size_t i = 0; i < fold_of.size(); ++i)
-    folds_text += std::to_string(i + 1) + "," + std::to_string(fold_of[i] + 1) + "\n";
-  const fs::path folds_csv = dir / "folds.csv";
-  reduce::collectively(comm, [&] {
-    if (!root) return;
-    if (fs::exists(folds_csv)) {
-      if (read_text_file(folds_csv.string()) != folds_text)
-        throw output_error(
-            folds_csv.string(),
-            "holds the folds of another run (other data, --folds, --group or --seed); use another --output");
-    } else {
-      write_file_atomically(folds_csv.string(), folds_text);
-    }
-  });
-
   // Each fold's config: the config's own JSON with data.csv its training rows (absolute).
   nlohmann::json raw;
   try {
@@ -259,6 +276,44 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   } catch (const nlohmann::json::exception&) {
     throw config_error("", "not valid JSON");  // parse_config has already refused it
   }
+
+  // What a resumed run must find unchanged: the model and data its folds' fits were made from
+  // (DIR/run.json) and the partition (DIR/folds.csv). The root checks, and every rank gets its
+  // outcome. The record is written before the partition: a folder with a partition and no record
+  // is one an earlier version made, checked by its folds' files instead and then given a record.
+  std::string folds_text = "row,fold\n";
+  for (std::size_t i = 0; i < fold_of.size(); ++i)
+    folds_text += std::to_string(i + 1) + "," + std::to_string(fold_of[i] + 1) + "\n";
+  const fs::path folds_csv = dir / "folds.csv", run_json = dir / "run.json";
+  reduce::collectively(comm, [&] {
+    if (!root) return;
+    const auto refuse = [&](const std::string& what) {
+      throw output_error(dir.string(), "holds the folds of another model or data (" + what +
+                                           "); use another --output or remove it");
+    };
+    const spec::Json record = kfold_run_record(config);
+    const bool had_record = fs::exists(run_json), had_folds = fs::exists(folds_csv);
+    if (had_record) {
+      spec::Json before;
+      try {
+        before = spec::Json::parse(read_text_file(run_json.string()));
+      } catch (const nlohmann::json::exception&) {
+        refuse("its run.json is not JSON");
+      }
+      const std::string what = kfold_run_difference(before, record);
+      if (!what.empty()) refuse(what);
+    }
+    if (had_folds && read_text_file(folds_csv.string()) != folds_text)
+      throw output_error(
+          folds_csv.string(),
+          "holds the folds of another run (other data, --folds, --group or --seed); use another --output");
+    if (!had_record && had_folds) {
+      const std::string what = kfold_legacy_difference(dir, K, raw, data, fold_of);
+      if (!what.empty()) refuse(what);
+    }
+    if (!had_record) write_file_atomically(run_json.string(), record.dump(2) + "\n");
+    if (!had_folds) write_file_atomically(folds_csv.string(), folds_text);
+  });
   // The fit of all rows (made once: a resumed run finds it), for p_kfold = lpd - elpd_kfold as loo's
   // kfold reports it.
   const fs::path full = dir / "full";

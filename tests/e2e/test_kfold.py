@@ -5,8 +5,8 @@ The held-out log predictive densities are recomputed by hand from each fold's dr
 numpy/scipy (log mean_s p(y_i | theta_s), scipy.stats densities), elpd_kfold, its se and p_kfold
 from them as R's loo computes them (sum; sqrt(n) sd; lpd of the full fit - elpd_kfold). The
 partition is checked for what it must be (every row once, sizes within one; with --group every
-level in one fold), reproducible and resumable; a --group that is the response or has nearly one
-level per row is refused; an error in a fold names it; compare takes kfold documents."""
+level in one fold), reproducible and resumable; a folder of another model or data is refused; a
+--group that is the response or has nearly one level per row is refused; an error in a fold names it; compare takes kfold documents."""
 import json
 import os
 import shutil
@@ -105,6 +105,91 @@ class Kfold(BinaryTestCase):
         self.assertEqual(os.stat(os.path.join(a, "fold_1", "fit", "summary.json")).st_mtime_ns, kept)
         # Another partition in the same folder is refused.
         self.assert_error(run(["kfold", cfg, "--folds", "4", "--output", a]), 73, contains="another run")
+
+    def test_a_folder_of_another_model_or_data_is_refused(self):
+        # The fold fits are reused on a resume: a folder made with another config or data must be
+        # refused (exit 73, one line naming what differs), not mixed with a new fit of all rows.
+        cfg, cols = self.poisson(rows=40)
+        out = self.path("kf")
+        first = run(["kfold", cfg, "--folds", "3", "--output", out])
+        self.assertEqual(first.returncode, 0, first.stderr)
+        with open(cfg) as f:
+            base = json.load(f)
+
+        def variant(name, edit):
+            c = json.loads(json.dumps(base))
+            edit(c)
+            return self.write_config(c, name)
+
+        def scale(c):
+            c["model"]["priors"]["beta"]["normal"]["scale"] = 0.5
+
+        def features(c):
+            c["data"]["features"] = ["x1", "x2"]
+
+        def draws(c):
+            c["inference"]["output_draws"] = 400
+
+        def response(c):  # another count column as the response
+            c["data"]["response"], c["data"]["features"] = "x3", ["x1", "x2"]
+
+        other = dict(cols, x3=np.round(np.abs(cols["x3"]) * 3))
+        lm.write_csv(self.path("d3.csv"), other)
+        for name, edit, what in [("prior.json", scale, "/model/priors/beta/normal/scale"),
+                                 ("features.json", features, "/data/features"),
+                                 ("draws.json", draws, "/inference/output_draws")]:
+            self.assert_error(run(["kfold", variant(name, edit), "--folds", "3", "--output", out]), 73,
+                              where=out, contains="another model or data (" + what)
+        flipped = variant("response.json", lambda c: (response(c), c["data"].update(csv=self.path("d3.csv"))))
+        self.assert_error(run(["kfold", flipped, "--folds", "3", "--output", out]), 73, where=out,
+                          contains="/data/response")
+        # One x value changed in the data file (same rows, same partition): its bytes differ.
+        changed = dict(cols)
+        changed["x1"] = cols["x1"].copy()
+        changed["x1"][7] += 0.25
+        lm.write_csv(self.path("d2.csv"), changed)
+        data2 = variant("data.json", lambda c: c["data"].update(csv=self.path("d2.csv")))
+        self.assert_error(run(["kfold", data2, "--folds", "3", "--output", out]), 73, where=out,
+                          contains="the data file")
+        # Nothing in the folder was touched, and the same config and data still resume (the data
+        # file's path is not what matters, its bytes are).
+        with open(os.path.join(out, "kfold.json")) as f:
+            self.assertEqual(json.load(f), json.loads(first.stdout))
+        shutil.copy(self.path("d.csv"), self.path("copy.csv"))
+        same = variant("same.json", lambda c: c["data"].update(csv=self.path("copy.csv")))
+        shutil.rmtree(os.path.join(out, "fold_3"))
+        p = run(["kfold", same, "--folds", "3", "--output", out])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        strip = lambda s: {k: v for k, v in json.loads(s).items() if k != "config"}
+        self.assertEqual(strip(p.stdout), strip(first.stdout))
+
+    def test_a_folder_from_before_the_run_record_resumes_only_unchanged(self):
+        # A folder an earlier version made has folds.csv but no run.json: it is checked against its
+        # folds' own configs and records, and adopted when they agree.
+        cfg, cols = self.poisson(rows=40)
+        out = self.path("kf")
+        first = run(["kfold", cfg, "--folds", "3", "--output", out])
+        self.assertEqual(first.returncode, 0, first.stderr)
+        if os.path.exists(os.path.join(out, "run.json")):  # absent before the record existed
+            os.remove(os.path.join(out, "run.json"))
+        with open(cfg) as f:
+            c = json.load(f)
+        c["model"]["priors"]["beta"]["normal"]["scale"] = 0.5
+        self.assert_error(run(["kfold", self.write_config(c, "prior.json"), "--folds", "3", "--output", out]), 73,
+                          where=out, contains="another model or data")
+        changed = dict(cols)
+        changed["x2"] = cols["x2"].copy()
+        changed["x2"][3] -= 1
+        lm.write_csv(self.path("d.csv"), changed)
+        self.assert_error(run(["kfold", cfg, "--folds", "3", "--output", out]), 73, where=out,
+                          contains="another model or data")
+        lm.write_csv(self.path("d.csv"), cols)
+        self.assertFalse(os.path.exists(os.path.join(out, "run.json")))
+        shutil.rmtree(os.path.join(out, "fold_2"))
+        p = run(["kfold", cfg, "--folds", "3", "--output", out])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, first.stdout)
+        self.assertTrue(os.path.exists(os.path.join(out, "run.json")))
 
     def test_leave_group_out(self):
         cols = lm.simulate("normal", 90, 0.3, [0.7, -0.4, 0.2], seed=52)
