@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -22,6 +23,7 @@
 #include "cli/logging.hpp"
 #include "cli/number_format.hpp"
 #include "cli/refuse_weights.hpp"
+#include "cli/signals.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/read_file.hpp"
@@ -81,10 +83,23 @@ void kfold_mkdir(const fs::path& dir) {
     throw output_error(dir.string(), "cannot create the folder (" + ec.message() + ")");
 }
 
+// SIGINT and SIGTERM stop kfold as they stop fit (README, "Errors": one line placed `signal`), at
+// the next fold or as soon as the running fold's fit has stopped: what is finished stays in DIR,
+// where the same command resumes.
+void kfold_stop_if_signalled(const std::string& where, const fs::path& dir) {
+  const int sig = stop_signal();
+  if (sig == 0) return;
+  throw Error(sig == SIGINT ? ExitCode::interrupted : ExitCode::terminated, "signal",
+              "stopped by " + std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") + " at " + where +
+                  "; the folds done are kept in " + dir.string() + " (run the same command again to resume)");
+}
+
 // Runs `bayes-vi fit CONFIG --output OUT --quiet` in a process of its own (the fit's stdout
 // discarded, its stderr in LOG) and turns a failure into the fit's own error, placed in `fold`.
+// A signal to kfold is passed on to the fit (a `kill PID` or a scheduler's SIGTERM reaches kfold
+// alone), whose own stop kfold waits for: no fit is left running in DIR to race a resumed run.
 void kfold_fit(const std::string& config, const fs::path& out, const fs::path& log, int threads,
-               const std::string& fold) {
+               const std::string& fold, const fs::path& dir) {
   const std::string exe = fs::read_symlink("/proc/self/exe").string();
   const std::string t = std::to_string(threads), out_s = out.string(), log_s = log.string();
   std::vector<std::string> args = {exe, "fit", config, "--output", out_s, "--quiet", "--threads", t};
@@ -112,8 +127,18 @@ void kfold_fit(const std::string& config, const fs::path& out, const fs::path& l
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw inference_error(fold, std::string("cannot start its fit (") + std::strerror(rc) + ")");
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
+  bool passed_on = false;
+  for (;;) {
+    // Checked before each wait too: a signal between the spawn and the wait interrupts nothing.
+    if (!passed_on && stop_signal() != 0) {
+      ::kill(pid, stop_signal());
+      passed_on = true;
+    }
+    if (waitpid(pid, &status, 0) >= 0) break;
     if (errno != EINTR) throw inference_error(fold, "lost its fit's process");
+  }
+  // Whatever the fit made of the signal (stopped, or finished just before it), kfold stops here.
+  kfold_stop_if_signalled(fold, dir);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
   std::string message = "its fit failed (log: " + log_s + ")";
   std::ifstream in(log_s);
@@ -231,6 +256,7 @@ std::pair<double, double> kfold_total(const std::vector<double>& v) {
 
 int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   setup_logging(o.log_level);
+  install_stop_signals();
   if (o.folds == 0 && o.group.empty()) throw usage_error("--folds K is required without --group");
   spec::Config config = spec::parse_config(o.config);
   refuse_weights(config, "kfold");
@@ -320,7 +346,8 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   const auto fit_all_rows = [&] {
     kfold_mkdir(full);
     if (!fs::exists(full / "fit" / "summary.json"))
-      kfold_fit(kfold_absolute(o.config), full / "fit", full / "fit.log", threads, "the fit of all rows");
+      kfold_fit(kfold_absolute(o.config), full / "fit", full / "fit.log", threads, "the fit of all rows",
+                dir);
   };
   // categorical_logit's and the ordinal likelihoods' K is /model/categories (or the number of
   // /data/levels), else the largest category of the rows a fit uses: a fold's training rows may
@@ -347,6 +374,7 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   reduce::collectively(comm, [&] {
     for (int k = comm.rank(); k < K; k += comm.size()) {
       const std::string where = fold_where(k);
+      kfold_stop_if_signalled(where, dir);
       const fs::path fd = dir / ("fold_" + std::to_string(k + 1));
       const fs::path values = fd / "values.csv";
       if (fs::exists(values)) {
@@ -361,7 +389,7 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
       if (categories > 0) c["model"]["categories"] = static_cast<long>(categories);
       write_file_atomically((fd / "config.json").string(), c.dump(2) + "\n");
       if (!fs::exists(fd / "fit" / "summary.json"))
-        kfold_fit((fd / "config.json").string(), fd / "fit", fd / "fit.log", threads, where);
+        kfold_fit((fd / "config.json").string(), fd / "fit", fd / "fit.log", threads, where, dir);
       std::vector<std::pair<Eigen::Index, double>> v;
       try {
         v = kfold_lpd((fd / "config.json").string(), (fd / "fit").string(), (fd / "heldout.csv").string(),
@@ -387,6 +415,7 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   // The full data's fit and the results: the root's (the other ranks wait for its outcome).
   reduce::collectively(comm, [&] {
     if (!root) return;
+    kfold_stop_if_signalled("the fit of all rows", dir);
     fit_all_rows();
     models::ResponseHash hash;
     const auto full_lpd = kfold_lpd(o.config, (full / "fit").string(), config.data.csv, threads, &hash);
@@ -408,6 +437,8 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
       append_number(pointwise, -2 * ek);
       pointwise += "," + std::to_string(fold_of[static_cast<std::size_t>(row)] + 1) + "\n";
     }
+    // The results are written whole or not at all: a signal now stops the run before them.
+    kfold_stop_if_signalled("the results", dir);
     const auto [elpd_sum, elpd_se] = kfold_total(e);
     const auto [p_sum, p_se] = kfold_total(p);
     const fs::path pointwise_csv = dir / "pointwise.csv";

@@ -6,11 +6,14 @@ numpy/scipy (log mean_s p(y_i | theta_s), scipy.stats densities), elpd_kfold, it
 from them as R's loo computes them (sum; sqrt(n) sd; lpd of the full fit - elpd_kfold). The
 partition is checked for what it must be (every row once, sizes within one; with --group every
 level in one fold), reproducible and resumable; a folder of another model or data is refused; a
---group that is the response or has nearly one level per row is refused; an error in a fold names it; compare takes kfold documents."""
+--group that is the response or has nearly one level per row is refused; a signal stops the run
+with one line; an error in a fold names it; compare takes kfold documents."""
 import json
 import os
 import shutil
+import signal
 import subprocess
+import time
 import unittest
 
 import numpy as np
@@ -190,6 +193,44 @@ class Kfold(BinaryTestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout, first.stdout)
         self.assertTrue(os.path.exists(os.path.join(out, "run.json")))
+
+    def test_a_signal_stops_the_run_with_one_line_and_it_resumes(self):
+        # Fits long enough (about a second each) that the signal lands while one runs.
+        cols = lm.simulate("poisson_log", 3000, 0.3, [0.7, -0.4, 0.2], seed=51)
+        lm.write_csv(self.path("d.csv"), cols)
+        cfg = self.write_config(lm.config("poisson_log", self.path("d.csv"), FEATURES,
+                                          inference={"seed": 9, "output_draws": 200, "method": "monte_carlo",
+                                                     "optimizer": {"name": "adam", "learning_rate": 0.02},
+                                                     "max_iterations": 1500, "tol_rel_obj": None}))
+        whole = run(["kfold", cfg, "--folds", "2", "--output", self.path("whole"), "--threads", "1"])
+        self.assertEqual(whole.returncode, 0, whole.stderr)
+        for sig, code, name in [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "SIGINT")]:
+            out = self.path("kf_" + name)
+            args = ["kfold", cfg, "--folds", "2", "--output", out, "--threads", "1"]
+            proc = subprocess.Popen([BINARY] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.addCleanup(lambda q=proc: q.poll() is None and q.kill())
+            log = os.path.join(out, "fold_1", "fit.log")
+            deadline = time.time() + 60
+            while not os.path.exists(log) and time.time() < deadline:
+                time.sleep(0.02)
+            time.sleep(0.3)
+            proc.send_signal(sig)  # to kfold alone, as `kill PID` sends it: kfold stops its fit
+            stdout, stderr = proc.communicate(timeout=120)
+            self.assertEqual(proc.returncode, code, stderr)
+            lines = [l for l in stderr.splitlines() if l.strip()]
+            self.assertEqual(len(lines), 1, stderr)
+            self.assertTrue(lines[0].startswith("bayes-vi: error: signal: stopped by " + name), lines[0])
+            self.assertIn("run the same command again", lines[0])
+            self.assertEqual(stdout, "")
+            self.assertFalse(os.path.exists(os.path.join(out, "kfold.json")))
+            # The same command resumes (no fit left running in the folder) to the uninterrupted result.
+            p = run(args)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            strip = lambda s: {k: v for k, v in json.loads(s).items() if k != "pointwise_file"}
+            self.assertEqual(strip(p.stdout), strip(whole.stdout))
+            with open(os.path.join(out, "pointwise.csv"), "rb") as f, \
+                    open(self.path("whole/pointwise.csv"), "rb") as g:
+                self.assertEqual(f.read(), g.read())
 
     def test_leave_group_out(self):
         cols = lm.simulate("normal", 90, 0.3, [0.7, -0.4, 0.2], seed=52)
