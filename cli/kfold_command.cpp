@@ -459,6 +459,7 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
     d["likelihood"] = config.model.likelihood;
     d["response"] = models::read_fit((full / "fit").string()).response;
     d["response_hash"] = hash.text();
+    d["row_hash"] = hash.row_text();  // the full data's rows in file order, as the fit's
     d["pointwise_file"] = kfold_absolute(pointwise_csv.string());
     d["version"] = kVersion;
     const std::string doc = d.dump(2) + "\n";

@@ -81,6 +81,10 @@ class Kfold(BinaryTestCase):
         self.assertAlmostEqual(doc["se_p_kfold"], np.sqrt(n) * np.std(lpd - elpd, ddof=1), delta=1e-8)
         self.assertAlmostEqual(doc["kfoldic"], -2 * elpd.sum(), delta=1e-8)
         self.assertEqual((doc["rows"], doc["folds"], doc["method"]), (n, 4, "kfold"))
+        # The fingerprints of the full data's fit: compare pairs kfold's rows with a fit's by them.
+        with open(os.path.join(out, "full", "fit", "summary.json")) as f:
+            data = json.load(f)["data"]
+        self.assertEqual((doc["response_hash"], doc["row_hash"]), (data["response_hash"], data["row_hash"]))
         pw = np.loadtxt(doc["pointwise_file"], delimiter=",", skiprows=1)
         np.testing.assert_allclose(pw[:, 1], elpd, rtol=1e-12)
         np.testing.assert_allclose(pw[:, 2], lpd - elpd, rtol=1e-9, atol=1e-12)
