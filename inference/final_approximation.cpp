@@ -39,7 +39,8 @@ OutputDraws make_draws(ElboEstimator& estimator, const Family& q, rng::Purpose p
     log_q.resize(b);
     q.log_density_of_draws(estimator.last_eps(), log_q);
     d.log_q.segment(first, b) = log_q;
-    d.zeta.middleRows(first, b) = estimator.last_zeta().middleCols(kept.first, kept.count);
+    // (No block of a matrix with no columns: its data pointer is null, and an offset to it is UB.)
+    if (kept.count > 0) d.zeta.middleRows(first, b) = estimator.last_zeta().middleCols(kept.first, kept.count);
   }
   return d;
 }
