@@ -14,6 +14,7 @@
 #include "cli/sparse_fill.hpp"
 #include "common/error.hpp"
 #include "common/memory_limits.hpp"
+#include "common/number_text.hpp"
 #include "inference/exact/exact_cost.hpp"
 #include "inference/reduce/collective_error.hpp"
 #include "inference/sparse/hessian_probes.hpp"
@@ -199,7 +200,7 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
       os << "\n";
     }
     const auto& inf = p.config.inference;
-    const std::string tol_rel_obj = inf.tol_rel_obj ? std::to_string(*inf.tol_rel_obj) : std::string("null");
+    const std::string tol_rel_obj = inf.tol_rel_obj ? shortest_text(*inf.tol_rel_obj) : std::string("null");
     if (inf.method == "exact") {
       os << "inference   exact (" << inf.method_reason << "), " << inf.algorithm << " ("
          << inf.algorithm_reason << "), tol_grad " << inf.tol_grad << ", up to " << inf.max_iterations
@@ -251,7 +252,7 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
          << inf.optimizer.name << ", " << inf.draws_per_step << " draws per step, up to "
          << inf.max_iterations << " iterations, tol_rel_obj " << tol_rel_obj;
       if (inf.optimizer.name == "natural")
-        os << ", tol_step " << (inf.tol_step ? std::to_string(*inf.tol_step) : std::string("null"));
+        os << ", tol_step " << (inf.tol_step ? shortest_text(*inf.tol_step) : std::string("null"));
       os << ", seed " << inf.seed << "\n";
       if (pattern && fill->fits()) {
         os << "precision   sparse: " << pattern->size() << " values on the pattern (" << pattern->n_global()

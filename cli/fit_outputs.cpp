@@ -6,6 +6,7 @@
 
 #include "bvi_version.hpp"
 #include "cli/number_format.hpp"
+#include "common/number_text.hpp"
 
 namespace bvi::cli {
 
@@ -167,7 +168,8 @@ std::string draws_csv(const FitRecord& r) {
     std::snprintf(lr, sizeof lr, "# learning_rate=%g\n", inf.optimizer.learning_rate);
     out += lr;
   }
-  out += "# tol_rel_obj=" + (inf.tol_rel_obj ? std::to_string(*inf.tol_rel_obj) : std::string("null")) + "\n";
+  // Stan writes "# tol_rel_obj=0.01"; std::to_string's %f wrote 0.010000 and 1e-7 as 0.000000.
+  out += "# tol_rel_obj=" + (inf.tol_rel_obj ? shortest_text(*inf.tol_rel_obj) : std::string("null")) + "\n";
   out += "# seed=" + std::to_string(r.seed) + "\n";
   out += "# iterations_run=" + std::to_string(r.run->iterations) + "\n";
   out += "# log_g__ includes every normalizing constant, so mean(log_p__ - log_g__) estimates the ELBO\n";

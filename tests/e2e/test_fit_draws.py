@@ -82,6 +82,19 @@ class DrawsLayout(BinaryTestCase):
         self.assertEqual(s.get("output_samples"), str(DRAWS))
         self.assertEqual(s.get("algorithm"), "meanfield")
         self.assertEqual(s.get("seed"), "10003")
+        self.assertEqual(s.get("tol_rel_obj"), "null")  # the exact method's: no such rule
+
+    def test_settings_are_numbers_as_stan_writes_them(self):
+        # Stan's own file says tol_rel_obj=0.01: the shortest text, not %f's 0.010000 (or
+        # 0.000000 for 1e-7), here for a Monte Carlo fit with the rule on.
+        cfg = seed_config(inference={"method": "monte_carlo", "max_iterations": 50, "tol_rel_obj": 1e-7,
+                                     "output_draws": 10})
+        out = self.path("tol")
+        p = run_fit([self.write_config(cfg, "tol.json"), "--output", out, "--quiet"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(read_draws(os.path.join(out, "draws.csv")).settings().get("tol_rel_obj"), "1e-07")
+        p = run(["check", self.path("tol.json")])
+        self.assertIn("tol_rel_obj 1e-07", p.stdout + p.stderr)
 
     def test_same_shape_as_stans_own_file(self):
         if not os.path.exists(STAN_EXAMPLE):
