@@ -309,6 +309,19 @@ int run_compare(const CompareOptions& o) {
                                    ": the same responses in another order?): models of different data cannot "
                                    "be compared");
   }
+  const auto K = static_cast<Eigen::Index>(models.size());
+  const Eigen::Index N = first.elpd.size();
+  bool any_sub = false;
+  for (const CompareModel& m : models) any_sub = any_sub || m.subsampled;
+  if (any_sub) {
+    for (const CompareModel& m : models)
+      if (!m.subsampled)
+        throw data_error(m.name, std::string(m.criterion == "kfold" ? "is a kfold result" : "is a full loo") +
+                                     " and others are subsampled loo results (loo --subsample): run loo on "
+                                     "every model with the same --subsample M --seed S, or on none");
+    if (o.weights == "stacking")
+      throw usage_error("--weights stacking needs every row's elpd_loo; subsampled loo documents have some");
+  }
   // kfold and loo results estimate the same elpd by different cross-validations (refits against
   // importance sampling of one fit), so their difference carries both estimators' errors, not only
   // the models'. R's loo_compare warns ("Comparing LOO-CV to K-fold-CV") and goes on; so does this,
@@ -322,18 +335,6 @@ int run_compare(const CompareOptions& o) {
     cli_logger().warn("comparing LOO-CV to K-fold-CV (" + of("kfold") + " is a kfold result, " + of("loo") +
                       " a loo one): for a more accurate comparison use kfold with the same folds, or loo, "
                       "for all models compared");
-  }
-  const auto K = static_cast<Eigen::Index>(models.size());
-  const Eigen::Index N = first.elpd.size();
-  bool any_sub = false;
-  for (const CompareModel& m : models) any_sub = any_sub || m.subsampled;
-  if (any_sub) {
-    for (const CompareModel& m : models)
-      if (!m.subsampled)
-        throw data_error(m.name, "is a full loo and the others are subsampled (loo --subsample): run loo on "
-                                 "every model with the same --subsample M --seed S, or on none");
-    if (o.weights == "stacking")
-      throw usage_error("--weights stacking needs every row's elpd_loo; subsampled loo documents have some");
   }
   struct Ranked {
     Eigen::Index index = 0;

@@ -217,6 +217,11 @@ class TestCriteria(LooFits):
         self.assertNotIn("criterion", p.stdout)
         self.assertEqual([m["criterion"] for m in json.loads(run(["compare", doc_a, doc]).stdout)["models"]],
                          ["loo", "loo"])
+        # A kfold result among subsampled loo documents is named as one.
+        sub, sub_pw = self.path("sub_b.json"), self.path("sub_b.csv")
+        self.loo("b", "--subsample", "40", "--output", sub, "--pointwise", sub_pw)
+        p = run(["compare", kdoc, sub])
+        self.assert_error(p, 65, where=kdoc, contains="is a kfold result and others are subsampled")
 
 
 if __name__ == "__main__":

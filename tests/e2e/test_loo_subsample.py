@@ -143,7 +143,7 @@ class TestLooSubsample(LooFits):
         # A full loo document among subsampled ones, or stacking weights: refused.
         full_out, full_pw = self.path("full_a.json"), self.path("full_a.csv")
         self.loo("a", "--output", full_out, "--pointwise", full_pw)
-        self.assert_error(run(["compare", full_out, b]), 65)
+        self.assert_error(run(["compare", full_out, b]), 65, contains="is a full loo and others are subsampled")
         self.assert_error(run(["compare", a, b, "--weights", "stacking"]), 64)
 
     def test_mpi_ranks_give_the_same_bytes(self):
