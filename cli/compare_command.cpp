@@ -52,6 +52,7 @@ using CompareJson = nlohmann::ordered_json;
 struct CompareModel {
   std::string name;       // the argument as given
   std::string criterion;  // "loo" (PSIS-LOO, full or subsampled) or "kfold" (kfold's refits)
+  long long folds = 0;    // kfold's K (0: not recorded, or a loo)
   double elpd_loo = 0, se_elpd_loo = 0, p_loo = 0, se_p_loo = 0, looic = 0, se_looic = 0;
   std::string response_hash;
   std::string row_hash;    // the responses in their order (empty: written before row hashes)
@@ -196,6 +197,7 @@ CompareModel model_from_document(const std::string& path) {
   // kfold() does; loo_compare ranks either kind by elpd.
   const bool kfold = d.contains("method") && d.at("method") == "kfold";
   m.criterion = kfold ? "kfold" : "loo";
+  if (kfold && d.contains("folds") && d.at("folds").is_number_integer()) m.folds = d.at("folds").get<long long>();
   m.elpd_loo = json_number(d, kfold ? "elpd_kfold" : "elpd_loo", path);
   m.se_elpd_loo = json_number(d, kfold ? "se_elpd_kfold" : "se_elpd_loo", path);
   m.p_loo = json_number(d, kfold ? "p_kfold" : "p_loo", path);
@@ -335,6 +337,20 @@ int run_compare(const CompareOptions& o) {
     cli_logger().warn("comparing LOO-CV to K-fold-CV (" + of("kfold") + " is a kfold result, " + of("loo") +
                       " a loo one): for a more accurate comparison use kfold with the same folds, or loo, "
                       "for all models compared");
+  }
+  // kfold results of different K: each fold's fit sees another share of the rows, so their elpd
+  // estimates differ in bias as well (R's loo_compare warns "Not all kfold objects have the same K").
+  const CompareModel* k_first = nullptr;
+  for (const CompareModel& m : models) {
+    if (m.folds == 0) continue;
+    if (!k_first) {
+      k_first = &m;
+    } else if (m.folds != k_first->folds) {
+      cli_logger().warn("kfold results with different numbers of folds (" + k_first->name + ": " +
+                        std::to_string(k_first->folds) + ", " + m.name + ": " + std::to_string(m.folds) +
+                        "): a fold's fit sees another share of the rows in each; use the same --folds");
+      break;
+    }
   }
   struct Ranked {
     Eigen::Index index = 0;

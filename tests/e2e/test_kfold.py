@@ -278,6 +278,15 @@ class Kfold(BinaryTestCase):
         self.assertAlmostEqual(diffs[-1], abs(diff.sum()), delta=1e-8)
         ses = sorted(m["se_diff"] for m in table["models"])
         self.assertAlmostEqual(ses[-1], np.sqrt(len(diff)) * np.std(diff, ddof=1), delta=1e-8)
+        self.assertNotIn("warning", p.stderr)
+        # Another K: compared, with a warning (R's "Not all kfold objects have the same K").
+        p = run(["kfold", cfg2, "--folds", "4", "--output", self.path("small4")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run(["compare", self.path("full/kfold.json"), self.path("small4/kfold.json")])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        warnings = [l for l in p.stderr.splitlines() if l.startswith("bayes-vi: warning:")]
+        self.assertEqual(len(warnings), 1, p.stderr)
+        self.assertIn("different numbers of folds", warnings[0])
 
     def test_bad_requests(self):
         cfg, _ = self.poisson(rows=20)
