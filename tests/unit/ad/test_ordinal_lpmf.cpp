@@ -80,6 +80,20 @@ double naive_log_p(int link, int k, const double* c, Eigen::Index stride, int K,
 }
 
 const double kY[] = {1, 2, 3, 4, 2, 4};  // K = 4, every category
+
+// ordinal_lpmf over kY, and its reference: naive_log_p of every draw (row of x[1]) and row.
+auto lpmf_of_ky(ad::OrdinalLink lk) {
+  return [lk](ad::Tape&, const std::vector<ad::Var>& v) { return ad::ordinal_lpmf(kY, v[0], v[1], lk); };
+}
+auto naive_lpmf_of_ky(int link) {
+  return [link](const test::Arrays& x) {
+    Eigen::ArrayXXd out(x[0].rows(), x[0].cols());
+    for (Eigen::Index s = 0; s < x[0].rows(); ++s)
+      for (Eigen::Index n = 0; n < x[0].cols(); ++n)
+        out(s, n) = naive_log_p(link, static_cast<int>(kY[n]), x[1].data() + s, x[1].rows(), 4, x[0](s, n));
+    return out;
+  };
+}
 }  // namespace
 
 TEST_CASE("ordinal kernel: log(F(b) - F(a)) and its partials against mpmath") {
@@ -156,14 +170,8 @@ TEST_CASE("ordinal_lpmf and ordinal_glm: cutpoints tied at eta, at 0 and elsewhe
   const Eigen::ArrayXXd cut = arr({{0.0, 0.0, 0.0}, {-1.0, 0.7, 0.7}, {0.0, 0.0, 1.0}});
   for (int link = 0; link < 2; ++link) {
     const ad::OrdinalLink lk = link == 0 ? ad::OrdinalLink::logit : ad::OrdinalLink::probit;
-    auto f = [lk](ad::Tape&, const std::vector<ad::Var>& v) { return ad::ordinal_lpmf(kY, v[0], v[1], lk); };
-    auto r = [link](const test::Arrays& x) {
-      Eigen::ArrayXXd out(x[0].rows(), x[0].cols());
-      for (Eigen::Index s = 0; s < x[0].rows(); ++s)
-        for (Eigen::Index n = 0; n < x[0].cols(); ++n)
-          out(s, n) = naive_log_p(link, static_cast<int>(kY[n]), x[1].data() + s, x[1].rows(), 4, x[0](s, n));
-      return out;
-    };
+    const auto f = lpmf_of_ky(lk);
+    const auto r = naive_lpmf_of_ky(link);
     // Some rows of each draw are -inf (the checker compares them exactly).
     const Eigen::ArrayXXd want = r({eta, cut});
     REQUIRE(want(0, 1) == -inf);
@@ -199,14 +207,8 @@ TEST_CASE("ordinal_lpmf: values and gradients in eta and the cutpoints") {
   const Eigen::ArrayXXd cut = arr({{-1.0, 0.3, 1.5}, {-0.5, 0.2, 2.0}});
   for (int link = 0; link < 2; ++link) {
     const ad::OrdinalLink lk = link == 0 ? ad::OrdinalLink::logit : ad::OrdinalLink::probit;
-    auto f = [lk](ad::Tape&, const std::vector<ad::Var>& v) { return ad::ordinal_lpmf(kY, v[0], v[1], lk); };
-    auto r = [link](const test::Arrays& x) {
-      Eigen::ArrayXXd out(x[0].rows(), x[0].cols());
-      for (Eigen::Index s = 0; s < x[0].rows(); ++s)
-        for (Eigen::Index n = 0; n < x[0].cols(); ++n)
-          out(s, n) = naive_log_p(link, static_cast<int>(kY[n]), x[1].data() + s, x[1].rows(), 4, x[0](s, n));
-      return out;
-    };
+    const auto f = lpmf_of_ky(lk);
+    const auto r = naive_lpmf_of_ky(link);
     test::check_op(link == 0 ? "ordinal_lpmf logit" : "ordinal_lpmf probit", f, r, {eta, cut},
                    {1e-12, 1e-6, 1e-6, true});
   }
