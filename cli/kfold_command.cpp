@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "bvi_version.hpp"
@@ -26,6 +27,7 @@
 #include "cli/signals.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/output_lock.hpp"
 #include "common/read_file.hpp"
 #include "inference/reduce/collective_error.hpp"
 #include "models/categorical_prediction.hpp"
@@ -267,8 +269,16 @@ int run_kfold(const KfoldOptions& o, reduce::Communicator& comm) {
   // depend on who computed them: every rank reads them back from the folds' values.csv, so any
   // number of ranks gives the same bytes. Errors are agreed on (collectively) and reported once.
   const bool root = comm.is_root();
+  // Two runs in one folder would refit the same folds and write each other's files: the root
+  // holds the folder's lock (fit's own, common/output_lock.hpp) until the run ends, and a second
+  // run fails at the start (73). The folds' fits lock their own folders below it.
+  std::optional<OutputLock> lock;
   reduce::collectively(comm, [&] {
-    if (root) kfold_mkdir(dir);
+    if (!root) return;
+    kfold_mkdir(dir);
+    lock.emplace(folder_lock_path(dir.string()), dir.string());
+    if (!lock->held())
+      cli_logger().warn(lock->why_not() + "; another kfold writing the same folder would not be stopped");
   });
 
   // Leave-group-out by the response would train each fold on the other responses only (with a

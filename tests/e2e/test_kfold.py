@@ -7,7 +7,8 @@ from them as R's loo computes them (sum; sqrt(n) sd; lpd of the full fit - elpd_
 partition is checked for what it must be (every row once, sizes within one; with --group every
 level in one fold), reproducible and resumable; a folder of another model or data is refused; a
 --group that is the response or has nearly one level per row is refused; a signal stops the run
-with one line; an error in a fold names it; compare takes kfold documents."""
+with one line; a second run in the same folder stops at once; an error in a fold names it;
+compare takes kfold documents."""
 import json
 import os
 import shutil
@@ -197,6 +198,31 @@ class Kfold(BinaryTestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout, first.stdout)
         self.assertTrue(os.path.exists(os.path.join(out, "run.json")))
+
+    def test_a_second_run_in_the_same_folder_stops_at_once(self):
+        # A kfold whose fold fits run until stopped holds the folder: a second one is exit 73,
+        # naming the first, and writes nothing there.
+        cfg, _ = self.poisson()
+        long_cfg = lm.config("poisson_log", self.path("d.csv"), FEATURES,
+                             inference={"seed": 9, "output_draws": 100, "method": "monte_carlo",
+                                        "optimizer": {"name": "sgd", "learning_rate": 0.001},
+                                        "max_iterations": 10 ** 8, "tol_rel_obj": None})
+        out = self.path("kf")
+        first = subprocess.Popen([BINARY, "kfold", self.write_config(long_cfg, "long.json"), "--folds", "2",
+                                  "--output", out, "--threads", "1"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: first.poll() is None and (first.kill(), first.wait()))
+        log = os.path.join(out, "fold_1", "fit.log")
+        deadline = time.time() + 60
+        while not os.path.exists(log) and time.time() < deadline:
+            time.sleep(0.02)
+        self.assertIsNone(first.poll(), "the first kfold ended early")
+        before = sorted(os.listdir(out))
+        second = run(["kfold", cfg, "--folds", "2", "--output", out])
+        self.assert_error(second, 73, where=out, contains="pid %d" % first.pid)
+        self.assertEqual(sorted(os.listdir(out)), before)
+        first.send_signal(signal.SIGTERM)
+        self.assertEqual(first.wait(timeout=120), 143)
 
     def test_a_signal_stops_the_run_with_one_line_and_it_resumes(self):
         # Fits long enough (about a second each) that the signal lands while one runs.
