@@ -11,6 +11,7 @@
 #include "inference/families/meanfield.hpp"
 #include "inference/families/sparse_precision.hpp"
 #include "inference/math/step_bound.hpp"
+#include "inference/math/symmetrize.hpp"
 #include "inference/optimizers/natural_sparse_step.hpp"
 
 namespace bvi::vi {
@@ -56,7 +57,7 @@ GradientRegression regress(const Eigen::MatrixXd& g, const Eigen::MatrixXd& eps)
 Eigen::MatrixXd average_precision(const Eigen::MatrixXd& lambda, const Eigen::MatrixXd& k, double rho) {
   for (int i = 0; i < 8; ++i, rho *= 0.5) {
     Eigen::MatrixXd out = (1.0 - rho) * lambda + rho * k;
-    out = 0.5 * (out + out.transpose());
+    symmetrize(out);
     if (Eigen::LLT<Eigen::MatrixXd>(out).info() == Eigen::Success) return out;
   }
   return lambda;
@@ -205,7 +206,7 @@ void fullrank_step(FullRank& q, const Eigen::MatrixXd& eps, const Eigen::MatrixX
   // K = -sym(slope L^-1)
   const Eigen::MatrixXd M = L.transpose().triangularView<Eigen::Upper>().solve(reg.slope.transpose());
   Eigen::MatrixXd K = -M.transpose();
-  K = 0.5 * (K + K.transpose());
+  symmetrize(K);
   // Lambda = Sigma^-1 = L^-T L^-1
   const Eigen::MatrixXd Linv = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(P, P));
   const Eigen::MatrixXd lambda = Linv.transpose() * Linv;
@@ -225,7 +226,7 @@ void fullrank_step(FullRank& q, const Eigen::MatrixXd& eps, const Eigen::MatrixX
       const Eigen::VectorXd clamped = eig.eigenvalues().cwiseMax(0.25);
       const Eigen::MatrixXd Wc = eig.eigenvectors() * clamped.asDiagonal() * eig.eigenvectors().transpose();
       lambda_new = Linv.transpose() * Wc * Linv;
-      lambda_new = 0.5 * (lambda_new + lambda_new.transpose());
+      symmetrize(lambda_new);
     }
   }
   Eigen::LLT<Eigen::MatrixXd> llt(lambda_new);
