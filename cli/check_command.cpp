@@ -196,6 +196,8 @@ int run_check(const CheckOptions& o, reduce::Communicator& comm) {
       os << ")";
       if (param == "alpha" && p.config.model.alpha_prior_centered)
         os << " on the intercept at the feature means (centered)";
+      if (param == "cutpoints" && p.config.model.cutpoints_prior_centered)
+        os << " on the cutpoints at the feature means (centered)";
       if (!config.model.priors.count(param)) os << " (default)";
       os << "\n";
     }

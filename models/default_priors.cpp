@@ -57,9 +57,14 @@ void fill_default_priors(spec::Config& config, const ModelShape& shape, const Da
     if (p.name == "shape") add("shape", prior("shape", "gamma", {{"shape", {0.01}}, {"rate", {0.01}}}));
     // brms's default for the Student t likelihood's degrees of freedom (mean 20, sd 14).
     if (p.name == "nu") add("nu", prior("nu", "gamma", {{"shape", {2.0}}, {"rate", {0.1}}}));
-    // brms's default for the cumulative family's thresholds (its Intercept[k]).
-    if (p.name == "cutpoints")
+    // brms's default for the cumulative family's thresholds (its Intercept[k]), which brms puts on
+    // the thresholds of the centred predictors, c_k - means . beta (as rstanarm's polr puts its
+    // prior at the predictors' means): centered, as alpha's.
+    if (p.name == "cutpoints" && !m.priors.count("cutpoints")) {
       add("cutpoints", prior("cutpoints", "student_t", {{"df", {3.0}}, {"loc", {0.0}}, {"scale", {2.5}}}));
+      m.cutpoints_prior_centered = true;
+      resolved["cutpoints"]["centered"] = true;
+    }
   }
   for (const auto& g : shape.groups) {
     add("sd_" + g.ident, prior("sd_" + g.ident, "half_student_t", {{"df", {3.0}}, {"scale", {2.5 * sy}}}));

@@ -7,6 +7,8 @@
 //   alpha   ~ student_t(3, m_y, 2.5 s_y) on the intercept at the column means (centered: true,
 //             brms's Intercept), m_y = mean(y) for normal, mean(log y) for lognormal, 0 otherwise
 //   sigma   ~ exponential(1 / s_y)
+//   cutpoints_k ~ student_t(3, 0, 2.5) on the cutpoints at the column means, c_k - means . beta
+//             (centered: true, brms's thresholds of the centred predictors)
 //   sd_F    ~ half_student_t(3, 2.5 s_y)
 //   cor_F   ~ lkj(1)
 // The statistics are the whole dataset's (chunked sums in a fixed order: the same on every rank).

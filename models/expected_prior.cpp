@@ -2,6 +2,7 @@
 
 #include <Eigen/Cholesky>
 #include <algorithm>
+#include <stdexcept>
 #include <array>
 #include <cmath>
 
@@ -56,14 +57,22 @@ ExpectedPrior::ExpectedPrior(const Model& model, std::uint64_t seed, Index sampl
       continue;
     }
     if (t.centered) {
-      // alpha's prior on alpha + means . beta.
-      Combo c;
-      c.term = &t;
-      c.weights.push_back({t.offset, 1.0});
-      const Eigen::VectorXd& means = model.column_means();
-      for (Index j = 0; j < means.size(); ++j)
-        if (means[j] != 0.0) c.weights.push_back({model.beta_offset() + j, means[j]});
-      combos_.push_back(std::move(c));
+      // A prior at the feature means, on x + beta M: per column of an unconstrained term one
+      // linear combination of normals under q (alpha + means . beta; categorical_logit's C
+      // intercepts each with its own category's coefficients). Centered cutpoints are an ordered
+      // block's, which the Monte Carlo method samples with the likelihood (left_out).
+      if (any_constrained(tr, t.offset, t.size))
+        throw std::logic_error("ExpectedPrior: a centered prior on a constrained parameter");
+      for (Index col = 0; col < t.size; ++col) {
+        Combo c;
+        c.term = &t;
+        c.column = col;
+        c.weights.push_back({t.offset + col, 1.0});
+        for (Index j = 0; j < t.centered_matrix.rows(); ++j)
+          if (t.centered_matrix(j, col) != 0.0)
+            c.weights.push_back({model.beta_offset() + j, t.centered_matrix(j, col)});
+        combos_.push_back(std::move(c));
+      }
       continue;
     }
     const bool numeric =
@@ -302,9 +311,10 @@ double ExpectedPrior::combo_value(Combo& c, const vi::GaussianQ& q, vi::Expectat
   if (t.family->gaussian_expectation) {
     std::array<const double*, kMaxHyperparameters> h{};
     std::array<Index, kMaxHyperparameters> hs{};
-    for (std::size_t k = 0; k < t.hypers.size(); ++k) {
-      h[k] = t.hypers[k].constant.data();
-      hs[k] = t.hypers[k].constant.size();
+    for (std::size_t k = 0; k < t.hypers.size(); ++k) {  // a per-column hyperparameter: the column's
+      const Eigen::RowVectorXd& values = t.hypers[k].constant;
+      h[k] = values.data() + (values.size() > 1 ? c.column : 0);
+      hs[k] = 1;
     }
     t.family->gaussian_expectation(&m, &v, 1, h.data(), hs.data(), &value, &d_m, &d_v);
   } else {
@@ -320,8 +330,10 @@ double ExpectedPrior::combo_value(Combo& c, const vi::GaussianQ& q, vi::Expectat
       z_adj_.setZero(n, 1);
       const ad::Var z = tape_.leaf(z_.data(), z_adj_.data(), n, 1);
       std::array<ad::Var, kMaxHyperparameters> hypers;
-      for (std::size_t k = 0; k < t.hypers.size(); ++k)
-        hypers[k] = tape_.constant(t.hypers[k].constant.data(), 1, t.hypers[k].constant.size());
+      for (std::size_t k = 0; k < t.hypers.size(); ++k) {
+        const Eigen::RowVectorXd& values = t.hypers[k].constant;
+        hypers[k] = tape_.constant(values.data() + (values.size() > 1 ? c.column : 0), 1, 1);
+      }
       const ad::Var lp = t.family->log_density(z, hypers.data());
       const double val = (r.weights * lp.val().col(0)).sum();
       if (dm) {
@@ -655,9 +667,11 @@ void ExpectedPrior::hessian_times(const Eigen::VectorXd& d, Eigen::VectorXd& out
 
 std::vector<std::pair<std::string, std::string>> ExpectedPrior::methods() const {
   std::vector<std::pair<std::string, std::string>> out;
+  // The parameter whose columns hold `offset` (a term may start inside one: categorical_logit's
+  // per-category parts of beta, sd_F and r_F).
   auto name_of = [&](Index offset) {
     for (const auto& b : model_.layout().blocks())
-      if (b.offset == offset) return b.name;
+      if (b.offset <= offset && offset < b.offset + b.size) return b.name;
     return std::string("?");
   };
   for (const PriorTerm* t : left_out_) out.push_back({name_of(t->offset), "sampled with the likelihood"});
@@ -687,7 +701,11 @@ std::vector<std::pair<std::string, std::string>> ExpectedPrior::methods() const 
     }
     out.push_back({name_of(s.term->offset), "sample average (" + std::to_string(sample_draws_) + " fixed draws)"});
   }
-  return out;
+  // One entry per parameter and way (a term per category says the same thing K - 1 times).
+  std::vector<std::pair<std::string, std::string>> once;
+  for (auto& entry : out)
+    if (std::find(once.begin(), once.end(), entry) == once.end()) once.push_back(std::move(entry));
+  return once;
 }
 
 }  // namespace bvi::models

@@ -89,6 +89,7 @@ class ExpectedPrior {
   // integral (closed form or quadrature); its covariance gradient is rank one, dE/dv w w'.
   struct Combo {
     const PriorTerm* term;
+    Index column = 0;                               // the term's column it is the prior of
     std::vector<std::pair<Index, double>> weights;  // (column, w_j)
     double d_var = 0.0;                             // meanfield: dE/dv at the last gradient, for hessian_times
   };

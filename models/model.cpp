@@ -287,12 +287,14 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
   // the parameter's size and the hyperparameter's own range.
   Depends depends;
   const std::vector<std::string> beta_src = beta_sources(config, shape);
+  std::size_t alpha_term = SIZE_MAX, cutpoints_term = SIZE_MAX;  // their places in priors_
   for (const auto& block : m.layout_.blocks()) {
     if (block.name.compare(0, 2, "r_") == 0 || block.name.compare(0, 2, "L_") == 0) continue;  // below
     if (block.name != "beta") {
       m.priors_.push_back(make_prior_term(block, prior_of(config, block.name), block.name, 0, block.size, 0,
                                           block.size, m.layout_, depends));
-      if (block.name == "alpha") m.priors_.back().centered = config.alpha_prior_centered;
+      if (block.name == "alpha" && config.alpha_prior_centered) alpha_term = m.priors_.size() - 1;
+      if (block.name == "cutpoints" && config.cutpoints_prior_centered) cutpoints_term = m.priors_.size() - 1;
       continue;
     }
     m.beta_offset_ = block.offset;
@@ -377,9 +379,20 @@ Model Model::build(const spec::ModelConfig& config, const ModelShape& shape,
                         : Eigen::VectorXd::Zero(static_cast<Index>(feature_names.size()));
   // A centered intercept prior is on alpha + beta M: M = the column means (D x 1), or for the C
   // linear predictors of categorical_logit M[j C + c, c] = mean_j, so column c is category c's.
-  m.centered_matrix_ = Eigen::MatrixXd::Zero(C * D, C);
-  for (Index j = 0; j < D; ++j)
-    for (Index c = 0; c < C; ++c) m.centered_matrix_(j * C + c, c) = m.column_means_[j];
+  // Centered cutpoints (one linear predictor, no intercept: P(y <= k) = F(c_k - x . beta)) are
+  // c_k - means . beta: every column of M is -means.
+  if (alpha_term != SIZE_MAX && m.beta_size_ > 0) {
+    PriorTerm& t = m.priors_[alpha_term];
+    t.centered = true;
+    t.centered_matrix = Eigen::MatrixXd::Zero(C * D, C);
+    for (Index j = 0; j < D; ++j)
+      for (Index c = 0; c < C; ++c) t.centered_matrix(j * C + c, c) = m.column_means_[j];
+  }
+  if (cutpoints_term != SIZE_MAX && m.beta_size_ > 0) {
+    PriorTerm& t = m.priors_[cutpoints_term];
+    t.centered = true;
+    t.centered_matrix = -m.column_means_.replicate(1, t.size);
+  }
 
   // A prior that depends on itself through others is no density at all.
   std::map<std::string, int> state;  // 0 unseen, 1 on the current path, 2 done
@@ -569,9 +582,9 @@ ad::Var Model::prior_term_density(const ad::Var& params, const PriorTerm& term) 
     hypers[k] = v;
   }
   ad::Var x = params.cols(term.offset, term.size);
-  if (term.centered && beta_size_ > 0)  // the intercept at the column means: alpha + beta . means
+  if (term.centered)  // at the column means: alpha + beta . means, c_k - beta . means
     x = ad::add(x, ad::matmul(params.cols(beta_offset_, beta_size_),
-                              tape.constant(centered_matrix_.data(), beta_size_, centered_matrix_.cols())));
+                              tape.constant(term.centered_matrix.data(), beta_size_, term.centered_matrix.cols())));
   return ad::row_sums(term.family->log_density(x, hypers.data()));
 }
 

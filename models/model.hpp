@@ -42,7 +42,10 @@ struct PriorTerm {
   const PriorFamily* family = nullptr;
   Index offset = 0, size = 0;  // the parameter's columns
   std::vector<HyperTerm> hypers;  // in the family's order
-  bool centered = false;          // alpha's prior on the intercept at the column means, alpha + means . beta
+  // A prior at the feature means: on x + beta M instead of x (alpha's on the intercept there,
+  // alpha + means . beta; the cutpoints' on c_k - means . beta). M is beta's size x the term's.
+  bool centered = false;
+  Eigen::MatrixXd centered_matrix;
 };
 
 // The prior of one factor's group effects, and of its correlations.
@@ -142,7 +145,7 @@ class Model {
   // (for the exact method, which takes each term's expectation its own way).
   const std::vector<PriorTerm>& prior_terms() const { return priors_; }
   const std::vector<ad::ColumnTransform>& transforms() const { return transforms_; }
-  // beta's column means (a centered alpha prior is on alpha + means . beta) and where beta sits.
+  // beta's column means (a centered prior is at them: PriorTerm::centered) and where beta sits.
   const Eigen::VectorXd& column_means() const { return column_means_; }
   Index beta_offset() const { return beta_offset_; }
   // Outputs: constrained values with every correlation block as Omega's entries (cor_F.i.j).
@@ -170,8 +173,7 @@ class Model {
   ad::Var prior_term_density(const ad::Var& params, const PriorTerm& term) const;
   std::vector<PriorTerm> priors_;
   std::vector<GroupPrior> group_priors_;
-  Eigen::VectorXd column_means_;  // for a centered alpha prior
-  Eigen::MatrixXd centered_matrix_;  // alpha's centered prior is on alpha + beta M (M: beta_size x alpha's size)
+  Eigen::VectorXd column_means_;  // for the centered priors
   Index beta_offset_ = 0, beta_size_ = 0;
   std::shared_ptr<const Likelihood> likelihood_;
 };

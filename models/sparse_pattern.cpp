@@ -83,7 +83,9 @@ void refuse_unfit_sparse(const spec::Config& config, const Model& model) {
 }
 
 bool sparse_family_fits(const Model& model) {
-  return !model.group_priors().empty() && ExpectedPrior(model, 0, 1).exact();
+  // The block priors (an ordered block's cutpoints) are sampled with the likelihood, as fit and
+  // check take them (fit_command.cpp): only the others need a closed form.
+  return !model.group_priors().empty() && ExpectedPrior(model, 0, 1, model.block_prior_terms()).exact();
 }
 
 template std::shared_ptr<const vi::BlockPattern> make_block_pattern<double>(const Model&, const DataView<double>&,

@@ -110,6 +110,8 @@ struct ModelConfig {
   // defaults (models/default_priors.hpp) once the data is read.
   std::map<std::string, PriorConfig> priors;
   bool alpha_prior_centered = false;  // /model/priors/alpha/centered
+  // /model/priors/cutpoints/centered: the prior on the cutpoints at the feature means, c_k - means . beta
+  bool cutpoints_prior_centered = false;
   // categorical_logit: the number of categories K (0: the largest in the data) and the reference
   // category, whose linear predictor is 0 (1 ... K).
   long long categories = 0;

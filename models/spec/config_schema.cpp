@@ -292,7 +292,7 @@ const Section& model_section() {
            "the normal likelihood, `sd_F` and `cor_F` for each grouping factor F, and each declared "
            "parameter; `beta[TERM]` overrides `beta` for the coefficients of one term (`beta[sex]`, "
            "`beta[x:sex]`). Each is an object with one key, the distribution, holding its hyperparameters "
-           "(`alpha` may also hold `\"centered\": true`). A missing prior gets the default (README "
+           "(`alpha` and `cutpoints` may also hold `\"centered\": true`). A missing prior gets the default (README "
            "\"Default priors\"), which `check` prints."},
       }};
   return s;

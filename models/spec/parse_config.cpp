@@ -246,11 +246,12 @@ Json resolve_priors(const Json& priors, const std::vector<std::string>& terms, M
     Json body = it.value();
     const bool is_cor =
         key.compare(0, 4, "cor_") == 0 && std::find(others.begin(), others.end(), key) != others.end();
-    // alpha alone may say where its prior sits: on alpha, or on the intercept at the means.
-    if (key == "alpha" && body.is_object() && body.contains("centered")) {
+    // alpha and the cutpoints may say where their prior sits: on themselves, or at the feature
+    // means (the intercept alpha + means . beta; the cutpoints c_k - means . beta).
+    if ((key == "alpha" || key == "cutpoints") && body.is_object() && body.contains("centered")) {
       if (!body["centered"].is_boolean())
         throw config_error(child_pointer(at, "centered"), "expected true or false");
-      out.alpha_prior_centered = body["centered"].get<bool>();
+      (key == "alpha" ? out.alpha_prior_centered : out.cutpoints_prior_centered) = body["centered"].get<bool>();
       body.erase("centered");
     }
     if (!body.is_object() || body.size() != 1)
@@ -297,7 +298,8 @@ Json resolve_priors(const Json& priors, const std::vector<std::string>& terms, M
           read_hyper(hypers.at(f.name), child_pointer(hyper_section.pointer, f.name), params, key);
     out.priors[key] = std::move(prior);
     resolved[key] = Json{{family_name, hypers}};
-    if (key == "alpha" && out.alpha_prior_centered) resolved[key]["centered"] = true;
+    if ((key == "alpha" && out.alpha_prior_centered) || (key == "cutpoints" && out.cutpoints_prior_centered))
+      resolved[key]["centered"] = true;
   }
   return resolved;
 }

@@ -2,8 +2,9 @@
 fits; the defaults check --explain writes out are rstanarm's/brms's scales computed here from the
 data with numpy (s_y = sd(y) for normal, 1 otherwise; s_x the sd of each design column); eval's
 log joint with them matches a scipy reference in which the intercept's student_t prior sits on
-the intercept at the column means (alpha + means . beta, brms's Intercept); and the explained
-config makes the same model."""
+the intercept at the column means (alpha + means . beta, brms's Intercept), and the ordinal
+cutpoints' on the cutpoints at the column means (c_k - means . beta, brms's thresholds of the
+centred predictors); and the explained config makes the same model."""
 import json
 import unittest
 
@@ -12,6 +13,7 @@ from scipy import stats
 
 import multilevel_models as mm
 from bvi_test import BinaryTestCase, read_csv_rows, run
+from ordinal_models import log_diff_cdf
 
 
 class DefaultPriors(BinaryTestCase):
@@ -79,6 +81,90 @@ class DefaultPriors(BinaryTestCase):
         again = run(["eval", self.write_config(json.loads(explain.stdout), "explained.json"), "--params", "-"],
                     stdin=mm.params_csv(ref.names(), points))
         self.assertEqual(again.stdout, p.stdout)
+
+    def ordinal_rows(self, centre=False):
+        """1500 rows of ordinal_logit data on a raw scale (x1 near 30, x2 near 9), the features
+        centred by the test when `centre`."""
+        rng = np.random.default_rng(4)
+        x = np.column_stack([rng.normal(30.0, 7.0, 1500), rng.normal(9.0, 3.0, 1500)])
+        eta = (x - x.mean(axis=0)) @ np.array([0.1, -0.2])
+        y = 1 + (eta[:, None] + rng.logistic(size=1500)[:, None] > np.array([-1.0, 0.2, 1.1])).sum(axis=1)
+        if centre:
+            x = x - x.mean(axis=0)
+        path = self.path("ordinal_c.csv" if centre else "ordinal.csv")
+        with open(path, "w") as f:
+            f.write("x1,x2,y\n" + "".join("%r,%r,%d\n" % (a, b, c) for a, b, c in zip(x[:, 0], x[:, 1], y)))
+        return path, x, y
+
+    def test_ordinal_cutpoints_at_the_feature_means(self):
+        csv, x, y = self.ordinal_rows()
+        cfg = {"data": {"csv": csv, "response": "y", "features": ["x1", "x2"]}, "model": {"likelihood": "ordinal_logit"},
+               "inference": {"seed": 3}}
+        path = self.write_config(cfg)
+        explain = run(["check", path, "--explain"])
+        self.assertEqual(explain.returncode, 0, explain.stderr)
+        priors = json.loads(explain.stdout)["model"]["priors"]
+        self.assertEqual(priors["cutpoints"], {"centered": True, "student_t": {"df": 3.0, "loc": 0.0, "scale": 2.5}})
+        self.assertIn("cutpoints ~ student_t(df=3, loc=0, scale=2.5) on the cutpoints at the feature means (centered) "
+                      "(default)", run(["check", path]).stdout)
+
+        # eval against scipy: the prior on c_k - means . beta (the ordered transform's Jacobian is not in eval's value).
+        points = [(np.array([0.12, -0.18]), np.array([2.0, 3.1, 4.2])), (np.array([0.0, 0.3]), np.array([-1.0, 0.5, 0.6]))]
+        text = "beta.1,beta.2,cutpoints.1,cutpoints.2,cutpoints.3\n" + "".join(
+            ",".join(repr(float(v)) for v in np.concatenate([b, c])) + "\n" for b, c in points)
+
+        def log_joint(b, c, centered=True):
+            eta = x @ b
+            cc = np.concatenate([[-np.inf], c, [np.inf]])
+            shift = x.mean(axis=0) @ b if centered else 0.0
+            return (log_diff_cdf("ordinal_logit", cc[y - 1] - eta, cc[y] - eta).sum()
+                    + stats.norm.logpdf(b, 0, 2.5 / x.std(axis=0, ddof=1)).sum()
+                    + stats.t.logpdf(c - shift, 3, 0, 2.5).sum())
+
+        p = run(["eval", path, "--params", "-", "--grad"], stdin=text)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = read_csv_rows(p.stdout)
+        for (b, c), row in zip(points, rows):
+            want = log_joint(b, c)
+            self.assertAlmostEqual(float(row["log_joint"]), want, delta=1e-10 * abs(want))
+            theta = np.concatenate([b, c])
+            for j, name in enumerate(["beta.1", "beta.2", "cutpoints.1", "cutpoints.2", "cutpoints.3"]):
+                h = np.zeros(5)
+                h[j] = 1e-6
+                fd = (log_joint(*np.split(theta + h, [2])) - log_joint(*np.split(theta - h, [2]))) / 2e-6
+                self.assertAlmostEqual(float(row["grad." + name]), fd, delta=1e-5 * max(1, abs(fd)))
+        again = run(["eval", self.write_config(json.loads(explain.stdout), "explained.json"), "--params", "-", "--grad"],
+                    stdin=text)
+        self.assertEqual(again.stdout, p.stdout)
+
+        # "centered": false puts it on the cutpoints themselves; anything but a boolean is refused.
+        cfg["model"]["priors"] = {"cutpoints": {"student_t": {"df": 3, "loc": 0, "scale": 2.5}, "centered": False}}
+        p = run(["eval", self.write_config(cfg, "uncentered.json"), "--params", "-"], stdin=text)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for (b, c), row in zip(points, read_csv_rows(p.stdout)):
+            want = log_joint(b, c, centered=False)
+            self.assertAlmostEqual(float(row["log_joint"]), want, delta=1e-10 * abs(want))
+        cfg["model"]["priors"]["cutpoints"]["centered"] = "yes"
+        self.assert_error(run(["check", self.write_config(cfg, "bad.json")]), 78,
+                          where="/model/priors/cutpoints/centered", contains="expected true or false")
+
+    def test_ordinal_fit_does_not_depend_on_where_the_features_are_centred(self):
+        # With the cutpoints' prior at the feature means the model on x and on x - mean(x) is one
+        # model (c_k moves by means . beta): the same coefficients. On the cutpoints themselves
+        # the prior held raw cutpoints 1.2 (means . beta) above the centred ones and moved beta.1
+        # by 0.09 sd here (the cutpoints by 0.12 sd on statsmodels' `fair` data).
+        fits = []
+        for centre in (False, True):
+            csv, x, _ = self.ordinal_rows(centre)
+            cfg = {"data": {"csv": csv, "response": "y", "features": ["x1", "x2"]},
+                   "model": {"likelihood": "ordinal_logit"}, "inference": {"seed": 3}}
+            p = run(["fit", self.write_config(cfg, "fit_%d.json" % centre), "--quiet"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            fits.append({q["name"]: q for q in json.loads(p.stdout)["parameters"]})
+        raw, centred = fits
+        for name in ("beta.1", "beta.2"):
+            self.assertLess(abs(raw[name]["mean"] - centred[name]["mean"]), 0.01 * centred[name]["sd"], name)
+            self.assertAlmostEqual(raw[name]["sd"] / centred[name]["sd"], 1.0, delta=0.01)
 
     def test_a_term_prior_overrides_beta_for_its_coefficients(self):
         cfg = {"data": {"csv": self.csv},

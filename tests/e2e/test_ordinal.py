@@ -117,7 +117,8 @@ class Ordinal(BinaryTestCase):
         self.assertIn("y: 4 ordered categories; rows per category: " +
                       ", ".join("%d: %d" % (k, counts[k]) for k in range(1, 5)), p.stdout)
         self.assertIn("parameters  6: beta.1 beta.2 beta.3 cutpoints.1 cutpoints.2 cutpoints.3", p.stdout)
-        self.assertIn("prior       cutpoints ~ student_t(df=3, loc=0, scale=2.5) (default)", p.stdout)
+        self.assertIn("prior       cutpoints ~ student_t(df=3, loc=0, scale=2.5) on the cutpoints at the feature means "
+                      "(centered) (default)", p.stdout)
         self.assertIn("monte_carlo", p.stdout)
 
     def test_cutpoints_prior_per_cutpoint(self):
